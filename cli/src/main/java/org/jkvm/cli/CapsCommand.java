@@ -1,0 +1,107 @@
+package org.jkvm.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.jkvm.kvm.Kvm;
+import org.jkvm.vmm.host.HostCapabilities;
+import org.jkvm.vmm.host.HostProbe;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code jkvm caps}: what this host's KVM offers that jkvm cares about. */
+@Command(name = "caps", mixinStandardHelpOptions = true,
+        description = {"Shows what this host's KVM offers that jkvm uses: API version, vCPU and memslot"
+                + " limits, steal time, irqfd/ioeventfd, and on arm64 the IPA size, the SMCCC filter and"
+                + " whether vCPUs accept the PV-time and PV-lock attributes."})
+final class CapsCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--json", description = "Print JSON instead of a table.")
+    private boolean json;
+
+    @Option(names = "--device", paramLabel = "PATH", description = "The KVM device node (default: ${DEFAULT-VALUE}).")
+    private Path device = Kvm.DEFAULT_PATH;
+
+    @Override
+    public Integer call() {
+        HostCapabilities caps;
+        try (Kvm kvm = Kvm.open(device)) {
+            caps = HostProbe.probe(kvm);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) out.println(Json.write(toMap(caps)));
+        else printTable(out, caps);
+        out.flush();
+        return ExitCode.OK;
+    }
+
+    private Map<String, Object> toMap(HostCapabilities c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("device", device.toString());
+        m.put("arch", c.arch().name().toLowerCase(java.util.Locale.ROOT));
+        m.put("kernel", c.kernelRelease());
+        m.put("kvm", c.flavour());
+        m.put("api_version", c.apiVersion());
+        m.put("max_vcpus", c.maxVcpus());
+        m.put("recommended_vcpus", c.recommendedVcpus());
+        m.put("max_vcpu_id", c.maxVcpuId());
+        m.put("memslots", c.memslots());
+        m.put("irqfd", c.irqfd());
+        m.put("ioeventfd", c.ioeventfd());
+        m.put("immediate_exit", c.immediateExit());
+        m.put("steal_time", c.stealTime());
+        if (c.arm64() != null) {
+            HostCapabilities.Arm64 a = c.arm64();
+            Map<String, Object> arm = new LinkedHashMap<>();
+            arm.put("ipa_limit_bits", a.ipaLimitBits());
+            arm.put("psci_0_2", a.psci02());
+            arm.put("pmu_v3", a.pmuV3());
+            arm.put("sve", a.sve());
+            arm.put("smccc_filter", a.smcccFilter());
+            arm.put("pvtime_attr", a.pvTimeAttr());
+            arm.put("pvlock_attr", a.pvLockAttr());
+            m.put("arm64", arm);
+        }
+        return m;
+    }
+
+    private void printTable(PrintWriter out, HostCapabilities c) {
+        out.printf("%s on %s, Linux %s%n", device, c.arch().name().toLowerCase(java.util.Locale.ROOT), c.kernelRelease());
+        row(out, "KVM", c.flavour() + ", API " + c.apiVersion());
+        row(out, "vCPUs per VM", "max " + c.maxVcpus() + " (recommended " + c.recommendedVcpus()
+                + "), max vCPU id " + c.maxVcpuId());
+        row(out, "memory slots", Integer.toString(c.memslots()));
+        row(out, "irqfd", yesNo(c.irqfd()));
+        row(out, "ioeventfd", yesNo(c.ioeventfd()));
+        row(out, "immediate exit", yesNo(c.immediateExit()));
+        row(out, "steal time", yesNo(c.stealTime()));
+        HostCapabilities.Arm64 a = c.arm64();
+        if (a != null) {
+            row(out, "IPA size", "up to " + a.ipaLimitBits() + " bits");
+            row(out, "PSCI 0.2", yesNo(a.psci02()));
+            row(out, "PMUv3", yesNo(a.pmuV3()));
+            row(out, "SVE", yesNo(a.sve()));
+            row(out, "SMCCC filter", yesNo(a.smcccFilter()) + (a.smcccFilter()
+                    ? " (PV-lock calls can be answered by jkvm)" : " (needs Linux 6.4 or later)"));
+            row(out, "PV time attr", yesNo(a.pvTimeAttr()));
+            row(out, "PV lock attr", yesNo(a.pvLockAttr()) + (a.pvLockAttr()
+                    ? " (host kernel has the PV-lock series)" : " (host kernel lacks the PV-lock series)"));
+        }
+    }
+
+    private static void row(PrintWriter out, String name, String value) {
+        out.printf("  %-16s %s%n", name, value);
+    }
+
+    private static String yesNo(boolean b) {
+        return b ? "yes" : "no";
+    }
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Umbrella header for the generated aarch64 bindings (KvmArm64) and their conformance test. */
+#ifndef JKVM_AARCH64_H
+#define JKVM_AARCH64_H
+/* arm64 <asm/kvm.h> uses these without including them (the kernel build always has them):
+ * __GENMASK (KVM_ARM_DEVICE_*_MASK) from uapi <linux/bits.h>, SZ_64K (KVM_VGIC_V3_*_SIZE)
+ * from the kernel-internal <linux/sizes.h>. */
+#include <linux/bits.h>
+#ifndef SZ_64K
+#define SZ_64K 0x00010000
+#endif
+#include <linux/kvm.h>	/* includes <asm/kvm.h> (arm64), <asm/ptrace.h>, <linux/psci.h> */
+#include <linux/psci.h>
+#include "jkvm_pvlock.h"
+#endif

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Umbrella header for the generated x86_64 bindings (KvmX86) and their conformance test. */
+#ifndef JKVM_X86_64_H
+#define JKVM_X86_64_H
+#include <linux/kvm.h>	/* includes <asm/kvm.h> (x86) */
+#endif

@@ -1,0 +1,72 @@
+package org.jkvm.kvm;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.BitSet;
+
+import org.jkvm.kvm.sys.aarch64.KvmArm64;
+import org.jkvm.kvm.sys.aarch64.kvm_vcpu_init;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/** The arm64-only ioctls behind {@link VmFd} and {@link VcpuFd}. */
+public final class Arm64 {
+    private Arm64() {}
+
+    private static final int FEATURE_WORDS = (int) kvm_vcpu_init.features$layout().elementCount();
+
+    /**
+     * The argument of KVM_ARM_VCPU_INIT: a CPU target (KVM_ARM_TARGET_*) and a set of feature
+     * bits (KVM_ARM_VCPU_* numbers, e.g. POWER_OFF, PSCI_0_2, PMU_V3).
+     */
+    public record VcpuInit(int target, BitSet features) {
+        public VcpuInit {
+            features = (BitSet) features.clone();
+        }
+
+        /** The same target with one more feature bit. */
+        public VcpuInit with(int feature) {
+            BitSet f = (BitSet) features.clone();
+            f.set(feature);
+            return new VcpuInit(target, f);
+        }
+    }
+
+    private static void requireHost(String ioctl) {
+        if (HostUapi.ARCH != Arch.AARCH64) {
+            throw new UnsupportedOperationException(ioctl + " exists on arm64 hosts only; this is " + HostUapi.ARCH);
+        }
+    }
+
+    static VcpuInit preferredTarget(VmFd vm) {
+        requireHost("KVM_ARM_PREFERRED_TARGET");
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment init = a.allocate(kvm_vcpu_init.layout());
+            vm.ioctl("KVM_ARM_PREFERRED_TARGET", HostUapi.unsigned(KvmArm64.KVM_ARM_PREFERRED_TARGET()), init, null);
+            BitSet features = new BitSet();
+            for (int w = 0; w < FEATURE_WORDS; w++) {
+                int word = kvm_vcpu_init.features(init, w);
+                for (int b = 0; b < 32; b++) if ((word >>> b & 1) != 0) features.set(32 * w + b);
+            }
+            return new VcpuInit(kvm_vcpu_init.target(init), features);
+        }
+    }
+
+    static void vcpuInit(VcpuFd vcpu, VcpuInit init) {
+        requireHost("KVM_ARM_VCPU_INIT");
+        if (init.features().length() > 32 * FEATURE_WORDS) {
+            throw new IllegalArgumentException("KVM_ARM_VCPU_INIT takes features below " + 32 * FEATURE_WORDS);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = a.allocate(kvm_vcpu_init.layout());
+            kvm_vcpu_init.target(s, init.target());
+            long featuresAt = kvm_vcpu_init.features$offset();
+            for (int f = init.features().nextSetBit(0); f >= 0; f = init.features().nextSetBit(f + 1)) {
+                long at = featuresAt + 4L * (f / 32);
+                s.set(JAVA_INT, at, s.get(JAVA_INT, at) | 1 << (f % 32));
+            }
+            vcpu.ioctl("KVM_ARM_VCPU_INIT", HostUapi.unsigned(KvmArm64.KVM_ARM_VCPU_INIT()), s,
+                    "target=" + init.target() + ", features=" + init.features());
+        }
+    }
+}

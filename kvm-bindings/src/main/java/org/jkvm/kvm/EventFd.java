@@ -1,0 +1,55 @@
+package org.jkvm.kvm;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/** A Linux eventfd, the doorbell KVM_IRQFD and KVM_IOEVENTFD connect to. */
+public final class EventFd implements AutoCloseable {
+    private final int fd;
+    private boolean closed;
+
+    private EventFd(int fd) {
+        this.fd = fd;
+    }
+
+    /** eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK). */
+    public static EventFd create() {
+        int fd = Libc.eventfd(0, Libc.EFD_CLOEXEC | Libc.EFD_NONBLOCK);
+        if (fd < 0) throw new KvmException("eventfd", "0, EFD_CLOEXEC|EFD_NONBLOCK", Libc.errno());
+        return new EventFd(fd);
+    }
+
+    /** The file descriptor number. */
+    public int fd() {
+        return fd;
+    }
+
+    /** Adds 1 to the counter (what the guest's doorbell or an irqfd raise does). */
+    public void signal() {
+        try (Arena a = Arena.ofConfined()) {
+            if (Libc.write(fd, a.allocateFrom(JAVA_LONG, 1L), 8) != 8) {
+                throw new KvmException("write", "eventfd " + fd, Libc.errno());
+            }
+        }
+    }
+
+    /** Reads and resets the counter; 0 when nothing was signalled (non-blocking). */
+    public long take() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(JAVA_LONG);
+            if (Libc.read(fd, v, 8) == 8) return v.get(JAVA_LONG, 0);
+            int errno = Libc.errno();
+            if (errno == Libc.EAGAIN) return 0;
+            throw new KvmException("read", "eventfd " + fd, errno);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        Libc.close(fd);
+    }
+}

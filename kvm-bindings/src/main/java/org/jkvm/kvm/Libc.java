@@ -1,0 +1,268 @@
+package org.jkvm.kvm;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The few libc functions jkvm calls, bound once with errno captured on every call.
+ *
+ * <p>Each method returns the raw result; {@link #check} turns a -1 into a {@link KvmException}
+ * carrying the errno of that call. The capture buffer is per thread so the vCPU exit path does
+ * not allocate.
+ */
+final class Libc {
+    private Libc() {}
+
+    // Linux values shared by x86_64 and arm64 (asm-generic); libc headers, not KVM's.
+    static final int O_RDWR = 0x2;
+    static final int O_CLOEXEC = 0x80000;
+    static final int PROT_READ = 0x1;
+    static final int PROT_WRITE = 0x2;
+    static final int MAP_SHARED = 0x01;
+    static final int MAP_PRIVATE = 0x02;
+    static final int MAP_ANONYMOUS = 0x20;
+    static final int MAP_NORESERVE = 0x4000;
+    static final int EFD_CLOEXEC = O_CLOEXEC;
+    static final int EFD_NONBLOCK = 0x800;
+    static final int SIG_BLOCK = 0;
+    static final int EPERM = 1;
+    static final int ENOENT = 2;
+    static final int ESRCH = 3;
+    static final int EINTR = 4;
+    static final int ENXIO = 6;
+    static final int EAGAIN = 11;
+    static final int EACCES = 13;
+    static final long MAP_FAILED = -1L;
+    /** glibc's sigset_t is 1024 bits; the kernel's is 64. */
+    static final long GLIBC_SIGSET_BYTES = 128;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO =
+            CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final Linker.Option ERRNO_OPT = Linker.Option.captureCallState("errno");
+    private static final ThreadLocal<MemorySegment> STATE =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
+
+    private static MethodHandle bind(String name, FunctionDescriptor fd, Linker.Option... opts) {
+        MemorySegment sym = LIBC.find(name)
+                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
+        return LINKER.downcallHandle(sym, fd, opts);
+    }
+
+    private static MethodHandle withErrno(String name, FunctionDescriptor fd) {
+        return bind(name, fd, ERRNO_OPT);
+    }
+
+    private static final MethodHandle OPEN = bind("open",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+            ERRNO_OPT, Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle CLOSE = withErrno("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle IOCTL_PTR = bind("ioctl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS),
+            ERRNO_OPT, Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle IOCTL_LONG = bind("ioctl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
+            ERRNO_OPT, Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle MMAP = withErrno("mmap",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MUNMAP = withErrno("munmap",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle EVENTFD = withErrno("eventfd",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle READ = withErrno("read",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle WRITE = withErrno("write",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle GETTID = bind("gettid", FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle GETPID = bind("getpid", FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle TGKILL = withErrno("tgkill",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle PTHREAD_SIGMASK = bind("pthread_sigmask",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle SIGTIMEDWAIT = withErrno("sigtimedwait",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle SCHED_SETAFFINITY = withErrno("sched_setaffinity",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    private static final MethodHandle SCHED_GETAFFINITY = withErrno("sched_getaffinity",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    private static final MethodHandle STRERRORNAME = bind("strerrorname_np",
+            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    private static final MethodHandle STRERROR = bind("strerror",
+            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    /** The errno left by the last call made through this class on the current thread. */
+    static int errno() {
+        return (int) ERRNO.get(STATE.get(), 0L);
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) return r;
+        if (t instanceof Error e) throw e;
+        return new IllegalStateException(t);
+    }
+
+    static int open(String path, int flags) {
+        try (Arena a = Arena.ofConfined()) {
+            return (int) OPEN.invokeExact(STATE.get(), a.allocateFrom(path), flags, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int close(int fd) {
+        try {
+            return (int) CLOSE.invokeExact(STATE.get(), fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int ioctl(int fd, long request, MemorySegment arg) {
+        try {
+            return (int) IOCTL_PTR.invokeExact(STATE.get(), fd, request, arg);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int ioctl(int fd, long request, long arg) {
+        try {
+            return (int) IOCTL_LONG.invokeExact(STATE.get(), fd, request, arg);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Returns the mapping's address, or {@link #MAP_FAILED}. */
+    static long mmap(long length, int prot, int flags, int fd, long offset) {
+        try {
+            MemorySegment p = (MemorySegment) MMAP.invokeExact(STATE.get(), MemorySegment.NULL,
+                    length, prot, flags, fd, offset);
+            return p.address();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int munmap(long address, long length) {
+        try {
+            return (int) MUNMAP.invokeExact(STATE.get(), MemorySegment.ofAddress(address), length);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int eventfd(int initval, int flags) {
+        try {
+            return (int) EVENTFD.invokeExact(STATE.get(), initval, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static long read(int fd, MemorySegment buf, long count) {
+        try {
+            return (long) READ.invokeExact(STATE.get(), fd, buf, count);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static long write(int fd, MemorySegment buf, long count) {
+        try {
+            return (long) WRITE.invokeExact(STATE.get(), fd, buf, count);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int gettid() {
+        try {
+            return (int) GETTID.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int getpid() {
+        try {
+            return (int) GETPID.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int tgkill(int tgid, int tid, int sig) {
+        try {
+            return (int) TGKILL.invokeExact(STATE.get(), tgid, tid, sig);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Returns 0 or an error number (pthread functions do not set errno). */
+    static int pthreadSigmask(int how, MemorySegment set, MemorySegment oldSet) {
+        try {
+            return (int) PTHREAD_SIGMASK.invokeExact(how, set, oldSet);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int sigtimedwait(MemorySegment set, MemorySegment info, MemorySegment timeout) {
+        try {
+            return (int) SIGTIMEDWAIT.invokeExact(STATE.get(), set, info, timeout);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int schedSetaffinity(int tid, long size, MemorySegment mask) {
+        try {
+            return (int) SCHED_SETAFFINITY.invokeExact(STATE.get(), tid, size, mask);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int schedGetaffinity(int tid, long size, MemorySegment mask) {
+        try {
+            return (int) SCHED_GETAFFINITY.invokeExact(STATE.get(), tid, size, mask);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The symbolic name of an errno value, e.g. "ENOENT". */
+    static String errnoName(int errno) {
+        try {
+            MemorySegment s = (MemorySegment) STRERRORNAME.invokeExact(errno);
+            return s.equals(MemorySegment.NULL) ? "errno " + errno : s.reinterpret(64).getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The C library's description of an errno value, e.g. "No such file or directory". */
+    static String errnoText(int errno) {
+        try {
+            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            return s.reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+}
