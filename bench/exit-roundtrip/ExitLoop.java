@@ -20,7 +20,8 @@ import org.jkvm.kvm.sys.x86_64.kvm_sregs;
 public class ExitLoop {
     public static void main(String[] args) {
         long exits = args.length > 0 ? Long.parseLong(args[0]) : 200_000;
-        byte[] code = {(byte) 0xba, (byte) 0xf8, 0x03, (byte) 0xee, (byte) 0xeb, (byte) 0xfd};
+        // mov dx, 0x3f8; loop: inc al; out dx, al; jmp loop
+        byte[] code = {(byte) 0xba, (byte) 0xf8, 0x03, (byte) 0xfe, (byte) 0xc0, (byte) 0xee, (byte) 0xeb, (byte) 0xfb};
         try (Kvm kvm = Kvm.open();
              VmFd vm = kvm.createVm();
              MappedMemory ram = MappedMemory.anonymous(0x8000, false)) {

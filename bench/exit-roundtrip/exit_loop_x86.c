@@ -32,8 +32,8 @@ static uint64_t now_ns(void) {
 
 int main(int argc, char **argv) {
 	long exits = argc > 1 ? atol(argv[1]) : 200000;
-	/* mov dx, 0x3f8; loop: out dx, al; jmp loop */
-	static const uint8_t code[] = {0xba, 0xf8, 0x03, 0xee, 0xeb, 0xfd};
+	/* mov dx, 0x3f8; loop: inc al; out dx, al; jmp loop */
+	static const uint8_t code[] = {0xba, 0xf8, 0x03, 0xfe, 0xc0, 0xee, 0xeb, 0xfb};
 
 	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm < 0) die("open /dev/kvm");
