@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.BitSet;
 
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
+import org.jkvm.kvm.sys.aarch64.kvm_smccc_filter;
 import org.jkvm.kvm.sys.aarch64.kvm_vcpu_init;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -67,6 +68,33 @@ public final class Arm64 {
             }
             vcpu.ioctl("KVM_ARM_VCPU_INIT", HostUapi.unsigned(KvmArm64.KVM_ARM_VCPU_INIT()), s,
                     "target=" + init.target() + ", features=" + init.features());
+        }
+    }
+
+    /**
+     * What KVM does with a range of SMCCC function ids a guest calls (HVC or SMC): answer them
+     * itself, deny them, or forward them to the VMM as KVM_EXIT_HYPERCALL.
+     */
+    public enum SmcccAction {
+        HANDLE(KvmArm64.KVM_SMCCC_FILTER_HANDLE()),
+        DENY(KvmArm64.KVM_SMCCC_FILTER_DENY()),
+        FORWARD_TO_USER(KvmArm64.KVM_SMCCC_FILTER_FWD_TO_USER());
+
+        private final int number;
+
+        SmcccAction(int number) {
+            this.number = number;
+        }
+    }
+
+    static void setSmcccFilter(VmFd vm, long firstFunction, int count, SmcccAction action) {
+        requireHost("KVM_ARM_VM_SMCCC_FILTER");
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment f = a.allocate(kvm_smccc_filter.layout());
+            kvm_smccc_filter.base(f, (int) firstFunction);
+            kvm_smccc_filter.nr_functions(f, count);
+            kvm_smccc_filter.action(f, (byte) action.number);
+            vm.setDeviceAttr(KvmArm64.KVM_ARM_VM_SMCCC_CTRL(), KvmArm64.KVM_ARM_VM_SMCCC_FILTER(), f);
         }
     }
 }

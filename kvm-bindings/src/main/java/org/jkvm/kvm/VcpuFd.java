@@ -136,7 +136,8 @@ public final class VcpuFd extends KvmFd {
         oneReg.set(JAVA_LONG, OR_ID, regId);
         oneReg.set(JAVA_LONG, OR_ADDR, regValue.address());
         regValue.set(JAVA_LONG, 0, 0);
-        ioctl("KVM_GET_ONE_REG", GET_ONE_REG, oneReg, regIdText(regId));
+        // Checked here rather than through ioctl(..., args) so the exit path builds no text.
+        if (Libc.ioctl(fd(), GET_ONE_REG, oneReg) < 0) throw failure("KVM_GET_ONE_REG", regIdText(regId));
         return regValue.get(JAVA_LONG, 0);
     }
 
@@ -145,7 +146,9 @@ public final class VcpuFd extends KvmFd {
         oneReg.set(JAVA_LONG, OR_ID, regId);
         oneReg.set(JAVA_LONG, OR_ADDR, regValue.address());
         regValue.set(JAVA_LONG, 0, value);
-        ioctl("KVM_SET_ONE_REG", SET_ONE_REG, oneReg, regIdText(regId) + ", value=0x" + Long.toHexString(value));
+        if (Libc.ioctl(fd(), SET_ONE_REG, oneReg) < 0) {
+            throw failure("KVM_SET_ONE_REG", regIdText(regId) + ", value=0x" + Long.toHexString(value));
+        }
     }
 
     private static String regIdText(long regId) {

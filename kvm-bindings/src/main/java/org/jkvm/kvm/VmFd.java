@@ -224,4 +224,12 @@ public final class VmFd extends KvmFd {
     public Arm64.VcpuInit armPreferredTarget() {
         return Arm64.preferredTarget(this);
     }
+
+    /**
+     * KVM_ARM_VM_SMCCC_FILTER (arm64, Linux 6.4+): what KVM does with SMCCC function ids
+     * {@code firstFunction .. firstFunction + count - 1}. Must be set before any vCPU runs.
+     */
+    public void setSmcccFilter(long firstFunction, int count, Arm64.SmcccAction action) {
+        Arm64.setSmcccFilter(this, firstFunction, count, action);
+    }
 }
