@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "A KVM virtual machine monitor for arm64 PV-lock and vCPU-overcommit research.",
-        subcommands = {CapsCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {RunCommand.class, CapsCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",

@@ -1,0 +1,211 @@
+package org.jkvm.cli;
+
+import java.io.FileOutputStream;
+import java.io.FileDescriptor;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+
+import org.jkvm.kvm.Arch;
+import org.jkvm.kvm.Kvm;
+import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.arch.aarch64.Arm64Vm;
+import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.PvOptions;
+import org.jkvm.vmm.config.Sizes;
+import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.vcpu.VcpuStats;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import sun.misc.Signal;
+
+/** {@code jkvm run}: boots an arm64 Linux guest and streams its console. */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Boots an arm64 Linux guest on this arm64 host's KVM; the guest's console is"
+                + " printed on stdout, jkvm's own report on stderr."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:the guest powered off",
+            "1:jkvm failed (a KVM call, an exit it cannot handle)",
+            "2:bad input, or a host that cannot run it (not arm64, no KVM)",
+            "3:the guest panicked",
+            "4:the guest reset itself",
+            "5:the guest ran past --timeout",
+            "130:stopped by SIGINT (143: SIGTERM)"})
+final class RunCommand implements Callable<Integer> {
+    static final int PANIC = 3;
+    static final int RESET = 4;
+    static final int TIMEOUT = 5;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, timeout);"
+                    + " options given on the command line win.")
+    private Path configFile;
+
+    @Option(names = "--kernel", paramLabel = "FILE", description = "The guest kernel: an arm64 Image, plain or gzip-compressed.")
+    private String kernel;
+
+    @Option(names = "--initrd", paramLabel = "FILE", description = "An initramfs.")
+    private String initrd;
+
+    @Option(names = "--cmdline", paramLabel = "TEXT", description = "The kernel command line (default: console=ttyS0).")
+    private String cmdline;
+
+    @Option(names = "--cpus", paramLabel = "N", description = "vCPUs (default: 1).")
+    private String cpus;
+
+    @Option(names = "--memory", paramLabel = "SIZE", description = "Guest RAM, e.g. 512M or 2G (default: 512M).")
+    private String memory;
+
+    @Option(names = "--pin", paramLabel = "CPUSET", description = "Host CPUs the vCPU threads may run on, e.g. 0 or 0-3.")
+    private String pin;
+
+    @Option(names = "--pv", paramLabel = "NAME=on|off", description = "Paravirtual features (steal-time), e.g. steal-time=off.")
+    private String pv;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "Stop the guest after this long (exit code 5).")
+    private String timeout;
+
+    @Option(names = "--stats-json", paramLabel = "FILE", description = "Write the run's statistics as JSON.")
+    private Path statsJson;
+
+    @Override
+    public Integer call() throws Exception {
+        if (Arch.host() != Arch.AARCH64) {
+            throw new UserError("jkvm run boots arm64 guests on an arm64 host with KVM; this host is "
+                    + System.getProperty("os.arch") + ": use ./demo, which runs jkvm inside the emulated arm64 host");
+        }
+        VmConfig config = config();
+        PrintWriter err = spec.commandLine().getErr();
+        OutputStream console = new FileOutputStream(FileDescriptor.out);
+        try (Kvm kvm = Kvm.open(); Arm64Vm vm = Arm64Vm.create(kvm, config, console)) {
+            err.printf("jkvm: %d vCPU%s, %s RAM, set up in %d ms%s%n", config.cpus(), config.cpus() == 1 ? "" : "s",
+                    Sizes.format(config.memory()), vm.setupTime().toMillis(),
+                    vm.stealTimeRegion() == null ? "" : ", steal time at 0x" + Long.toHexString(vm.stealTimeRegion().gpa()));
+            err.flush();
+            Signal.handle(new Signal("INT"), s -> vm.stop("SIGINT"));
+            Signal.handle(new Signal("TERM"), s -> vm.stop("SIGTERM"));
+            long t0 = System.nanoTime();
+            VmOutcome outcome = vm.run();
+            Duration ran = Duration.ofNanos(System.nanoTime() - t0);
+            report(err, outcome, ran, vm);
+            if (statsJson != null) Files.writeString(statsJson, Json.write(stats(outcome, ran, vm)) + "\n");
+            return exitCode(outcome);
+        }
+    }
+
+    private VmConfig config() throws IOException {
+        Properties file = new Properties();
+        if (configFile != null) {
+            if (!Files.isRegularFile(configFile)) throw new UserError("--config " + configFile + ": no such file");
+            try (InputStream in = Files.newInputStream(configFile)) {
+                file.load(in);
+            }
+            for (String key : file.stringPropertyNames()) {
+                if (!List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "timeout").contains(key)) {
+                    throw new UserError("--config " + configFile + ": unknown setting '" + key + "'");
+                }
+            }
+        }
+        String k = pick(kernel, file, "kernel");
+        String i = pick(initrd, file, "initrd");
+        String c = pick(cpus, file, "cpus");
+        String m = pick(memory, file, "memory");
+        String p = pick(pin, file, "pin");
+        String v = pick(pv, file, "pv");
+        String t = pick(timeout, file, "timeout");
+        return new VmConfig(
+                k == null ? null : Path.of(k),
+                i == null ? null : Path.of(i),
+                pickOr(cmdline, file, "cmdline", "console=ttyS0"),
+                c == null ? 1 : parseInt("--cpus", c),
+                m == null ? 512L << 20 : Sizes.parse(m),
+                p == null ? null : CpuSet.parse(p),
+                v == null ? PvOptions.DEFAULT : PvOptions.parse(v),
+                t == null ? null : Duration.ofSeconds(parseInt("--timeout", t)));
+    }
+
+    private static String pick(String option, Properties file, String key) {
+        return option != null ? option : file.getProperty(key);
+    }
+
+    private static String pickOr(String option, Properties file, String key, String fallback) {
+        String v = pick(option, file, key);
+        return v == null ? fallback : v;
+    }
+
+    private static int parseInt(String option, String text) {
+        try {
+            return Integer.parseInt(text.strip());
+        } catch (NumberFormatException e) {
+            throw new UserError(option + " " + text + ": not a whole number");
+        }
+    }
+
+    static int exitCode(VmOutcome o) {
+        return switch (o) {
+            case VmOutcome.PowerOff p -> ExitCode.OK;
+            case VmOutcome.Failed f -> ExitCode.FAILURE;
+            case VmOutcome.Panic p -> PANIC;
+            case VmOutcome.Reset r -> RESET;
+            case VmOutcome.TimedOut t -> TIMEOUT;
+            case VmOutcome.Stopped s -> s.reason().equals("SIGTERM") ? 143 : 130;
+        };
+    }
+
+    private static String describe(VmOutcome o) {
+        return switch (o) {
+            case VmOutcome.PowerOff p -> "the guest powered off";
+            case VmOutcome.Failed f -> "jkvm failed: " + f.message();
+            case VmOutcome.Panic p -> "the guest panicked: " + p.message();
+            case VmOutcome.Reset r -> "the guest reset itself";
+            case VmOutcome.TimedOut t -> "the guest ran past the " + t.seconds() + " s timeout";
+            case VmOutcome.Stopped s -> "stopped by " + s.reason();
+        };
+    }
+
+    private static void report(PrintWriter err, VmOutcome outcome, Duration ran, Arm64Vm vm) {
+        long exits = vm.machine().stats().stream().mapToLong(VcpuStats::totalExits).sum();
+        err.printf("jkvm: %s after %.2f s; %d exits%s%n", describe(outcome), ran.toNanos() / 1e9, exits,
+                vm.strayMmio() == 0 ? "" : ", " + vm.strayMmio() + " accesses to unmapped addresses");
+        err.flush();
+    }
+
+    private static Map<String, Object> stats(VmOutcome outcome, Duration ran, Arm64Vm vm) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("outcome", outcome.getClass().getSimpleName().toLowerCase(Locale.ROOT));
+        m.put("outcome_detail", describe(outcome));
+        m.put("setup_ms", vm.setupTime().toMillis());
+        m.put("run_ms", ran.toMillis());
+        m.put("stray_mmio", vm.strayMmio());
+        m.put("steal_time_region", vm.stealTimeRegion() == null ? null : "0x" + Long.toHexString(vm.stealTimeRegion().gpa()));
+        m.put("vcpus", vm.machine().stats().stream().map(s -> {
+            Map<String, Object> v = new LinkedHashMap<>();
+            v.put("vcpu", s.vcpu());
+            v.put("exits", s.totalExits());
+            Map<String, Object> by = new LinkedHashMap<>();
+            s.exitsByReason().forEach((r, n) -> by.put(r.name().toLowerCase(Locale.ROOT), n));
+            v.put("exits_by_reason", by);
+            v.put("ms_in_kvm_run", s.nanosInKvmRun() / 1_000_000);
+            v.put("ms_outside", s.nanosOutside() / 1_000_000);
+            return (Object) v;
+        }).toList());
+        return m;
+    }
+}

@@ -1,0 +1,232 @@
+package org.jkvm.vmm.arch.aarch64;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import org.jkvm.kvm.Arm64;
+import org.jkvm.kvm.Capability;
+import org.jkvm.kvm.Kvm;
+import org.jkvm.kvm.VcpuFd;
+import org.jkvm.kvm.VmFd;
+import org.jkvm.kvm.sys.aarch64.KvmArm64;
+import org.jkvm.vmm.Machine;
+import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.arch.aarch64.fdt.ArmDeviceTree;
+import org.jkvm.vmm.arch.aarch64.fdt.DeviceTreeSpec;
+import org.jkvm.vmm.arch.aarch64.image.ArmImage;
+import org.jkvm.vmm.bus.HypercallBus;
+import org.jkvm.vmm.bus.MmioBus;
+import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.devices.PanicWatcher;
+import org.jkvm.vmm.devices.Uart16550;
+import org.jkvm.vmm.memory.GuestMemory;
+import org.jkvm.vmm.memory.MemoryRegion;
+import org.jkvm.vmm.vcpu.VcpuLoop;
+
+/**
+ * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
+ * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, PMUv3 where offered, secondaries powered off), the
+ * GICv3 and ITS, the UART, PV steal time, then the kernel, initrd and device tree in RAM and
+ * vCPU 0's boot registers. {@link #run} starts the vCPUs and returns how the guest ended.
+ */
+public final class Arm64Vm implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Arm64Vm.class.getName());
+    private static final int PMU_INTID = 16 + ArmDeviceTree.PMU_PPI;
+
+    private final VmConfig config;
+    private final VmFd vm;
+    private final GuestMemory memory;
+    private final List<VcpuFd> vcpus = new ArrayList<>();
+    private final MmioBus mmio = new MmioBus();
+    private final HypercallBus hypercalls = new HypercallBus();
+    private final PanicWatcher console;
+    private GicV3 gic;
+    private Uart16550 uart;
+    private Machine machine;
+    private MemoryRegion pvTime;
+    private BootLayout boot;
+    private Duration setupTime;
+
+    private Arm64Vm(Kvm kvm, VmConfig config, OutputStream consoleOut) {
+        this.config = config;
+        this.console = new PanicWatcher(consoleOut);
+        this.vm = kvm.createVm();
+        this.memory = new GuestMemory(vm);
+    }
+
+    /**
+     * Builds the VM for {@code config} on this arm64 host; nothing runs yet. Problems with the
+     * inputs (kernel, initrd, sizes) are {@link IllegalArgumentException}s naming the fix.
+     */
+    public static Arm64Vm create(Kvm kvm, VmConfig config, OutputStream consoleOut) throws IOException {
+        config.checkAgainstHost(Math.min(kvm.check(Capability.MAX_VCPUS), Arm64Layout.MAX_VCPUS));
+        ArmImage image = ArmImage.read(config.kernel());
+        image.checkFits(Arm64Layout.RAM_BASE, config.memory());
+        byte[] initrd = config.initrd() == null ? null : Files.readAllBytes(config.initrd());
+        long t0 = System.nanoTime();
+        Arm64Vm v = new Arm64Vm(kvm, config, consoleOut);
+        try {
+            v.build(image, initrd);
+            v.setupTime = Duration.ofNanos(System.nanoTime() - t0);
+            return v;
+        } catch (RuntimeException e) {
+            v.close();
+            throw e;
+        }
+    }
+
+    private void build(ArmImage image, byte[] initrd) {
+        memory.add("ram", MemoryRegion.Kind.RAM, Arm64Layout.RAM_BASE, config.memory(), true);
+        boolean pmu = vm.check(Capability.ARM_PMU_V3) > 0;
+        Arm64.VcpuInit init = vm.armPreferredTarget().with(KvmArm64.KVM_ARM_VCPU_PSCI_0_2());
+        if (pmu) init = init.with(KvmArm64.KVM_ARM_VCPU_PMU_V3());
+        for (int i = 0; i < config.cpus(); i++) {
+            VcpuFd v = vm.createVcpu(i);
+            vcpus.add(v);
+            v.armVcpuInit(i == 0 ? init : init.with(KvmArm64.KVM_ARM_VCPU_POWER_OFF()));
+        }
+        gic = GicV3.create(vm, config.cpus(), true);
+        if (pmu) {
+            for (VcpuFd v : vcpus) {
+                v.setDeviceAttr(KvmArm64.KVM_ARM_VCPU_PMU_V3_CTRL(), KvmArm64.KVM_ARM_VCPU_PMU_V3_IRQ(), PMU_INTID);
+                v.setDeviceAttr(KvmArm64.KVM_ARM_VCPU_PMU_V3_CTRL(), KvmArm64.KVM_ARM_VCPU_PMU_V3_INIT());
+            }
+        }
+        uart = new Uart16550(console, new SpiLine(vm, Arm64Layout.UART_SPI));
+        mmio.register("uart", Arm64Layout.UART, Uart16550.SIZE, uart);
+        if (config.pv().stealTime()) enableStealTime();
+
+        boot = BootLayout.place(image, initrd == null ? 0 : initrd.length, config.memory());
+        memory.write(boot.kernel(), image.kernel());
+        if (initrd != null) memory.write(boot.initrd(), initrd);
+        List<Long> mpidrs = new ArrayList<>();
+        for (VcpuFd v : vcpus) mpidrs.add(v.getOneReg(KvmArm64.JKVM_REG_ARM64_MPIDR_EL1()));
+        byte[] dtb = ArmDeviceTree.build(deviceTree(mpidrs, initrd, pmu));
+        if (dtb.length > Arm64Layout.FDT_MAX) throw new IllegalStateException("device tree of " + dtb.length + " bytes exceeds 2 MiB");
+        memory.write(boot.fdt(), dtb);
+
+        VcpuFd boot0 = vcpus.getFirst();
+        boot0.setOneReg(KvmArm64.JKVM_REG_ARM64_PSTATE(), KvmArm64.JKVM_ARM64_PSTATE_EL1H_DAIF());
+        boot0.setOneReg(KvmArm64.JKVM_REG_ARM64_PC(), boot.kernel());
+        long x0 = KvmArm64.JKVM_REG_ARM64_X0();
+        long stride = KvmArm64.JKVM_REG_ARM64_CORE_X_STRIDE();
+        boot0.setOneReg(x0, boot.fdt());
+        for (int i = 1; i <= 3; i++) boot0.setOneReg(x0 + stride * i, 0);
+    }
+
+    private void enableStealTime() {
+        VcpuFd probe = vcpus.getFirst();
+        int group = KvmArm64.KVM_ARM_VCPU_PVTIME_CTRL();
+        long attr = KvmArm64.KVM_ARM_VCPU_PVTIME_IPA();
+        if (!probe.hasDeviceAttr(group, attr)) {
+            LOG.log(Level.INFO, "this host offers no PV steal time; the guest runs without it");
+            return;
+        }
+        pvTime = memory.add("pvtime", MemoryRegion.Kind.RESERVED, Arm64Layout.PVTIME,
+                Arm64Layout.pvRegionSize(config.cpus()), false);
+        for (VcpuFd v : vcpus) v.setDeviceAttr(group, attr, Arm64Layout.PVTIME + Arm64Layout.PV_STRUCT * v.id());
+    }
+
+    private DeviceTreeSpec deviceTree(List<Long> mpidrs, byte[] initrd, boolean pmu) {
+        byte[] seed = new byte[64];
+        new SecureRandom().nextBytes(seed);
+        return new DeviceTreeSpec(
+                mpidrs,
+                new DeviceTreeSpec.Region(Arm64Layout.RAM_BASE, config.memory()),
+                new DeviceTreeSpec.Gic(
+                        new DeviceTreeSpec.Region(Arm64Layout.GIC_DIST, GicV3.distributorSize()),
+                        new DeviceTreeSpec.Region(Arm64Layout.GIC_REDIST, GicV3.redistributorSize(config.cpus())),
+                        gic.hasIts() ? OptionalLong.of(Arm64Layout.GIC_ITS) : OptionalLong.empty()),
+                new DeviceTreeSpec.Uart(new DeviceTreeSpec.Region(Arm64Layout.UART, 0x1000), Arm64Layout.UART_SPI),
+                config.cmdline(),
+                initrd == null ? Optional.empty() : Optional.of(new DeviceTreeSpec.Region(boot.initrd(), initrd.length)),
+                seed,
+                pmu);
+    }
+
+    /** Where the kernel, initrd and device tree went. */
+    public BootLayout bootLayout() {
+        return boot;
+    }
+
+    /** The steal-time region, or null when steal time is off or not offered. */
+    public MemoryRegion stealTimeRegion() {
+        return pvTime;
+    }
+
+    /** How long building the VM took (VM, memory, vCPUs, GIC, payload). */
+    public Duration setupTime() {
+        return setupTime;
+    }
+
+    /** The bus SMCCC calls forwarded to jkvm go to (where pvlock-device registers). */
+    public HypercallBus hypercalls() {
+        return hypercalls;
+    }
+
+    /** The VM fd, for devices that need it before the vCPUs start. */
+    public VmFd vm() {
+        return vm;
+    }
+
+    /** The vCPUs, in id order. */
+    public List<VcpuFd> vcpus() {
+        return List.copyOf(vcpus);
+    }
+
+    /** Guest memory. */
+    public GuestMemory memory() {
+        return memory;
+    }
+
+    /** The UART, e.g. to feed it console input. */
+    public Uart16550 uart() {
+        return uart;
+    }
+
+    /** Starts the vCPUs (pinned as configured) and waits until the guest ends or the timeout. */
+    public VmOutcome run() throws InterruptedException {
+        machine = new Machine(vcpus);
+        SmcccRegisters regs = new SmcccRegisters();
+        PsciEvents events = new PsciEvents(console);
+        for (VcpuFd v : vcpus) {
+            machine.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, machine, config.pin()));
+        }
+        machine.start();
+        VmOutcome outcome = machine.await(config.timeout());
+        uart.flush();
+        return outcome;
+    }
+
+    /** Stops a running VM from another thread (e.g. on SIGINT). */
+    public void stop(String reason) {
+        Machine m = machine;
+        if (m != null) m.stop(reason);
+    }
+
+    /** The machine once {@link #run} has started it, for its statistics. */
+    public Machine machine() {
+        return machine;
+    }
+
+    /** Guest accesses to addresses no device owns. */
+    public long strayMmio() {
+        return mmio.strayAccesses();
+    }
+
+    @Override
+    public void close() {
+        for (VcpuFd v : vcpus) v.close();
+        if (gic != null) gic.close();
+        vm.close();
+        memory.close();
+    }
+}

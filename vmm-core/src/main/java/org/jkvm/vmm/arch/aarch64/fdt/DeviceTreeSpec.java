@@ -1,0 +1,201 @@
+package org.jkvm.vmm.arch.aarch64.fdt;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import org.jkvm.kvm.sys.aarch64.KvmArm64;
+
+/**
+ * Everything {@link ArmDeviceTree#build} needs to describe one arm64 guest, validated once here:
+ * distinct vCPU affinities, a redistributor region large enough for every vCPU, RAM and device
+ * ranges that do not overlap, an initrd inside RAM, and bootargs Linux will not truncate.
+ *
+ * @param mpidrs     the MPIDR_EL1 of each vCPU in vCPU order, as read back from KVM; only the
+ *                   affinity fields (Aff3, Aff2..Aff0) are used, so RES1 bit 31 and the U/MT bits
+ *                   may be present. The first is the boot CPU. The affinities must be distinct.
+ * @param memory     guest RAM
+ * @param gic        the GICv3 the VM was given
+ * @param uart       the 16550 UART, the guest's console
+ * @param bootargs   the kernel command line
+ * @param initrd     where the initrd was loaded, if any
+ * @param rngSeed    bytes for {@code /chosen/rng-seed}, which Linux mixes into its entropy pool
+ *                   at boot; empty for none
+ * @param pmu        whether the vCPUs have a PMUv3 (KVM_ARM_VCPU_PMU_V3) with its interrupt on
+ *                   PPI {@link ArmDeviceTree#PMU_PPI}
+ */
+public record DeviceTreeSpec(
+        List<Long> mpidrs,
+        Region memory,
+        Gic gic,
+        Uart uart,
+        String bootargs,
+        Optional<Region> initrd,
+        byte[] rngSeed,
+        boolean pmu) {
+
+    /** Bits of MPIDR_EL1 that identify a CPU: Aff3 [39:32] and Aff2..Aff0 [23:0]. */
+    public static final long MPIDR_AFFINITY_MASK = 0xff_00ff_ffffL;
+
+    /** Size of one GICv3 redistributor (RD_base and SGI_base frames), from KVM's uapi. */
+    public static final long GICR_SIZE_PER_CPU = KvmArm64.KVM_VGIC_V3_REDIST_SIZE();
+
+    /** Size of the ITS register frames KVM maps, from KVM's uapi. */
+    public static final long ITS_SIZE = KvmArm64.KVM_VGIC_V3_ITS_SIZE();
+
+    /** arm64 Linux's COMMAND_LINE_SIZE, including the terminating NUL. */
+    public static final int MAX_BOOTARGS_BYTES = 2048;
+
+    /** The largest SPI number the GICv3 binding allows. */
+    private static final int MAX_SPI = 987;
+
+    /**
+     * A guest-physical address range.
+     *
+     * @param base the first address
+     * @param size the length in bytes, positive
+     */
+    public record Region(long base, long size) {
+        /** Validates that the range is non-empty and does not wrap. */
+        public Region {
+            if (base < 0 || size <= 0 || base + size < base) {
+                throw new IllegalArgumentException("bad guest-physical range: base 0x%x size 0x%x"
+                        .formatted(base, size));
+            }
+        }
+
+        /** Shows the range in hex, as addresses are read: {@code [0x40000000..0x60000000)}. */
+        @Override
+        public String toString() {
+            return "[0x%x..0x%x)".formatted(base, base + size);
+        }
+    }
+
+    /**
+     * The GICv3 regions.
+     *
+     * @param distributor     the distributor (GICD), usually 64 KiB
+     * @param redistributors  one region holding every vCPU's redistributor (GICR), at least
+     *                        {@link #GICR_SIZE_PER_CPU} per vCPU
+     * @param itsBase         the ITS base address, if the VM has an ITS; it spans {@link #ITS_SIZE}
+     */
+    public record Gic(Region distributor, Region redistributors, OptionalLong itsBase) {
+        /** Validates that the ITS range, if any, does not wrap. */
+        public Gic {
+            Objects.requireNonNull(distributor, "distributor");
+            Objects.requireNonNull(redistributors, "redistributors");
+            Objects.requireNonNull(itsBase, "itsBase (OptionalLong.empty() for none)");
+            itsBase.ifPresent(base -> new Region(base, ITS_SIZE));
+        }
+    }
+
+    /**
+     * The 16550 UART.
+     *
+     * @param mmio its register window
+     * @param spi  its interrupt as an SPI number (GIC INTID minus 32)
+     */
+    public record Uart(Region mmio, int spi) {
+        /** Validates the SPI number. */
+        public Uart {
+            Objects.requireNonNull(mmio, "mmio");
+            if (spi < 0 || spi > MAX_SPI) {
+                throw new IllegalArgumentException("UART SPI " + spi + " is outside 0.." + MAX_SPI);
+            }
+        }
+    }
+
+    /** Validates the whole machine description; messages say which value is wrong and why. */
+    public DeviceTreeSpec {
+        mpidrs = List.copyOf(Objects.requireNonNull(mpidrs, "mpidrs"));
+        Objects.requireNonNull(memory, "memory");
+        Objects.requireNonNull(gic, "gic");
+        Objects.requireNonNull(uart, "uart");
+        Objects.requireNonNull(bootargs, "bootargs");
+        Objects.requireNonNull(initrd, "initrd (Optional.empty() for none)");
+        rngSeed = Objects.requireNonNull(rngSeed, "rngSeed (an empty array for none)").clone();
+
+        if (mpidrs.isEmpty()) {
+            throw new IllegalArgumentException("a VM needs at least one vCPU; mpidrs is empty");
+        }
+        var seen = new HashSet<Long>();
+        for (long mpidr : mpidrs) {
+            if (!seen.add(mpidr & MPIDR_AFFINITY_MASK)) {
+                throw new IllegalArgumentException("two vCPUs have the affinity 0x%x (MPIDR 0x%x)"
+                        .formatted(mpidr & MPIDR_AFFINITY_MASK, mpidr));
+            }
+        }
+        long needed = mpidrs.size() * GICR_SIZE_PER_CPU;
+        if (gic.redistributors().size() < needed) {
+            throw new IllegalArgumentException("the GIC redistributor region is 0x%x bytes; %d vCPUs need 0x%x"
+                    .formatted(gic.redistributors().size(), mpidrs.size(), needed));
+        }
+        int bootargsBytes = bootargs.getBytes(StandardCharsets.UTF_8).length;
+        if (bootargsBytes >= MAX_BOOTARGS_BYTES) {
+            throw new IllegalArgumentException("bootargs is %d bytes; arm64 Linux keeps at most %d"
+                    .formatted(bootargsBytes, MAX_BOOTARGS_BYTES - 1));
+        }
+        if (bootargs.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("bootargs contains a NUL character");
+        }
+        initrd.ifPresent(range -> {
+            if (range.base() < memory.base() || range.base() + range.size() > memory.base() + memory.size()) {
+                throw new IllegalArgumentException("the initrd %s lies outside guest RAM %s".formatted(range, memory));
+            }
+        });
+        checkDisjoint(memory, gic, uart);
+    }
+
+    /** The guest would see two devices, or a device and RAM, at one address. */
+    private static void checkDisjoint(Region memory, Gic gic, Uart uart) {
+        var named = new LinkedHashMap<String, Region>();
+        named.put("RAM", memory);
+        named.put("GIC distributor", gic.distributor());
+        named.put("GIC redistributors", gic.redistributors());
+        gic.itsBase().ifPresent(base -> named.put("GIC ITS", new Region(base, ITS_SIZE)));
+        named.put("UART", uart.mmio());
+        var entries = List.copyOf(named.entrySet());
+        for (int i = 0; i < entries.size(); i++) {
+            for (int j = i + 1; j < entries.size(); j++) {
+                Region a = entries.get(i).getValue();
+                Region b = entries.get(j).getValue();
+                if (a.base() < b.base() + b.size() && b.base() < a.base() + a.size()) {
+                    throw new IllegalArgumentException("%s %s overlaps %s %s".formatted(
+                            entries.get(i).getKey(), a, entries.get(j).getKey(), b));
+                }
+            }
+        }
+    }
+
+    /** Returns a copy of the RNG seed, so the record stays immutable. */
+    @Override
+    public byte[] rngSeed() {
+        return rngSeed.clone();
+    }
+
+    // The seed is an array: equality and the string form compare and show its contents.
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof DeviceTreeSpec s
+                && mpidrs.equals(s.mpidrs) && memory.equals(s.memory) && gic.equals(s.gic)
+                && uart.equals(s.uart) && bootargs.equals(s.bootargs) && initrd.equals(s.initrd)
+                && Arrays.equals(rngSeed, s.rngSeed) && pmu == s.pmu;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(mpidrs, memory, gic, uart, bootargs, initrd, Arrays.hashCode(rngSeed), pmu);
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceTreeSpec[mpidrs=%s, memory=%s, gic=%s, uart=%s, bootargs=%s, initrd=%s, rngSeed=%s, pmu=%s]"
+                .formatted(mpidrs, memory, gic, uart, bootargs, initrd, HexFormat.of().formatHex(rngSeed), pmu);
+    }
+}

@@ -1,0 +1,62 @@
+package org.jkvm.vmm.config;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.BitSet;
+
+/**
+ * What to boot and how, validated once at construction: every problem is an
+ * {@link IllegalArgumentException} whose message names the setting and what would be right.
+ *
+ * @param kernel   the guest kernel (an arm64 Image, plain or gzip-compressed)
+ * @param initrd   an initramfs, or null
+ * @param cmdline  the kernel command line
+ * @param cpus     vCPUs, 1 or more
+ * @param memory   guest RAM in bytes, a whole number of MiB, at least 64 MiB
+ * @param pin      host CPUs the vCPU threads may run on, or null for no pinning
+ * @param pv       paravirtual features
+ * @param timeout  how long the guest may run, or null for no limit
+ */
+public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long memory, BitSet pin,
+                       PvOptions pv, Duration timeout) {
+    /** Smallest RAM a Linux guest gets anywhere with. */
+    public static final long MIN_MEMORY = 64L << 20;
+
+    public VmConfig {
+        if (kernel == null) throw new IllegalArgumentException("--kernel is required: the guest's arm64 Image");
+        if (!Files.isRegularFile(kernel)) throw new IllegalArgumentException("--kernel " + kernel + ": no such file");
+        if (initrd != null && !Files.isRegularFile(initrd)) {
+            throw new IllegalArgumentException("--initrd " + initrd + ": no such file");
+        }
+        if (cmdline == null) cmdline = "";
+        if (cpus < 1) throw new IllegalArgumentException("--cpus " + cpus + ": a VM needs at least 1 vCPU");
+        if (memory < MIN_MEMORY) {
+            throw new IllegalArgumentException("--memory " + Sizes.format(memory) + ": give at least 64M");
+        }
+        if (memory % (1L << 20) != 0) {
+            throw new IllegalArgumentException("--memory " + memory + " bytes: give a whole number of MiB, e.g. 512M");
+        }
+        if (pin != null) {
+            if (pin.isEmpty()) throw new IllegalArgumentException("--pin: the CPU set is empty");
+            pin = (BitSet) pin.clone();
+        }
+        if (pv == null) pv = PvOptions.DEFAULT;
+        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+            throw new IllegalArgumentException("--timeout must be positive");
+        }
+    }
+
+    @Override
+    public BitSet pin() {
+        return pin == null ? null : (BitSet) pin.clone();
+    }
+
+    /** Checks what only the host can tell: the vCPU count against its limit. */
+    public void checkAgainstHost(int maxVcpus) {
+        if (cpus > maxVcpus) {
+            throw new IllegalArgumentException("--cpus " + cpus + ": this host's KVM allows at most " + maxVcpus
+                    + " vCPUs per VM");
+        }
+    }
+}

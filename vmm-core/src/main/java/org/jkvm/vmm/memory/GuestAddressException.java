@@ -1,0 +1,11 @@
+package org.jkvm.vmm.memory;
+
+/** A guest physical range that is not wholly inside one memory region. */
+public final class GuestAddressException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    GuestAddressException(long gpa, long length, MemoryRegion near) {
+        super("guest range [0x" + Long.toHexString(gpa) + ", +0x" + Long.toHexString(length) + ") is "
+                + (near == null ? "not in guest memory" : "not wholly inside " + near));
+    }
+}

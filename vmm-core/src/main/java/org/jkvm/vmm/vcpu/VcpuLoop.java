@@ -1,0 +1,101 @@
+package org.jkvm.vmm.vcpu;
+
+import java.lang.System.Logger.Level;
+import java.util.BitSet;
+
+import org.jkvm.kvm.ExitReason;
+import org.jkvm.kvm.HostCpus;
+import org.jkvm.kvm.KvmException;
+import org.jkvm.kvm.KvmRun;
+import org.jkvm.kvm.VcpuFd;
+import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.bus.HypercallBus;
+import org.jkvm.vmm.bus.MmioBus;
+
+/**
+ * One vCPU's thread body: pins itself if asked, enters the guest, sends each exit to the bus
+ * that owns it, and returns when the machine stops. An exit it cannot handle ends the machine
+ * with a {@link VmOutcome.Failed} that names the vCPU and the exit.
+ */
+public final class VcpuLoop implements Runnable {
+    private static final System.Logger LOG = System.getLogger(VcpuLoop.class.getName());
+
+    private final VcpuFd vcpu;
+    private final MmioBus mmio;
+    private final HypercallBus hypercalls;
+    private final HypercallRegisters registers;
+    private final SystemEvents systemEvents;
+    private final MachineControl machine;
+    private final BitSet pin;
+    private final VcpuStats stats;
+
+    /**
+     * @param pin the host CPUs this vCPU's thread may run on, or null for no pinning
+     */
+    public VcpuLoop(VcpuFd vcpu, MmioBus mmio, HypercallBus hypercalls, HypercallRegisters registers,
+                    SystemEvents systemEvents, MachineControl machine, BitSet pin) {
+        this.vcpu = vcpu;
+        this.mmio = mmio;
+        this.hypercalls = hypercalls;
+        this.registers = registers;
+        this.systemEvents = systemEvents;
+        this.machine = machine;
+        this.pin = pin;
+        this.stats = new VcpuStats(vcpu.id());
+    }
+
+    /** This vCPU's counters. */
+    public VcpuStats stats() {
+        return stats;
+    }
+
+    @Override
+    public void run() {
+        try {
+            if (pin != null) HostCpus.pinCurrentThread(pin);
+            vcpu.bindToCurrentThread();
+            loop();
+        } catch (KvmException | IllegalStateException e) {
+            machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id() + ": " + e.getMessage(), e));
+        } catch (RuntimeException | Error e) {
+            LOG.log(Level.ERROR, "vcpu " + vcpu.id() + " failed", e);
+            machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id() + ": " + e, e));
+        }
+    }
+
+    private void loop() {
+        KvmRun run = vcpu.kvmRun();
+        long left = System.nanoTime();
+        while (!machine.stopping()) {
+            long entered = System.nanoTime();
+            ExitReason exit = vcpu.run();
+            long returned = System.nanoTime();
+            stats.exit(exit, returned - entered, entered - left);
+            left = returned;
+            switch (exit) {
+                case MMIO -> {
+                    if (run.mmioIsWrite()) {
+                        mmio.write(vcpu.id(), run.mmioAddress(), run.mmioLength(), run.mmioValue());
+                    } else {
+                        run.setMmioValue(mmio.read(vcpu.id(), run.mmioAddress(), run.mmioLength()));
+                    }
+                }
+                case HYPERCALL -> registers.returnValues(vcpu,
+                        hypercalls.call(vcpu.id(), run.hypercallNr(), registers.arguments(vcpu)));
+                case SYSTEM_EVENT -> machine.finish(systemEvents.outcome(run.systemEventType(), vcpu.id()));
+                case INTR -> { }
+                case FAIL_ENTRY -> machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id()
+                        + ": KVM could not enter the guest, hardware reason 0x"
+                        + Long.toHexString(run.failEntryReason()), null));
+                case INTERNAL_ERROR -> machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id()
+                        + ": KVM internal error, suberror " + run.internalSuberror(), null));
+                case ARM_NISV -> machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id()
+                        + ": the guest accessed 0x" + Long.toHexString(run.armNisvFaultIpa())
+                        + " with an instruction KVM cannot decode (ESR ISS 0x"
+                        + Long.toHexString(run.armNisvEsrIss()) + "); nothing is mapped there", null));
+                default -> machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id() + ": unexpected exit "
+                        + exit + " (" + exit.number() + ")", null));
+            }
+        }
+    }
+}

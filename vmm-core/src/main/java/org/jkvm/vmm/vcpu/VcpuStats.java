@@ -1,0 +1,57 @@
+package org.jkvm.vmm.vcpu;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+import org.jkvm.kvm.ExitReason;
+
+/**
+ * One vCPU's counters: exits by reason, and time inside KVM_RUN (the guest, or KVM on its
+ * behalf) against time outside it (jkvm handling exits). Written only by the vCPU's thread;
+ * read once it has stopped.
+ */
+public final class VcpuStats {
+    private final int vcpu;
+    private final long[] exits = new long[ExitReason.values().length];
+    private long nanosInKvmRun;
+    private long nanosOutside;
+
+    VcpuStats(int vcpu) {
+        this.vcpu = vcpu;
+    }
+
+    void exit(ExitReason reason, long inRun, long outside) {
+        exits[reason.ordinal()]++;
+        nanosInKvmRun += inRun;
+        nanosOutside += outside;
+    }
+
+    /** The vCPU's id. */
+    public int vcpu() {
+        return vcpu;
+    }
+
+    /** Exits by reason, reasons that never happened left out. */
+    public Map<ExitReason, Long> exitsByReason() {
+        Map<ExitReason, Long> m = new EnumMap<>(ExitReason.class);
+        for (ExitReason r : ExitReason.values()) if (exits[r.ordinal()] > 0) m.put(r, exits[r.ordinal()]);
+        return m;
+    }
+
+    /** All exits. */
+    public long totalExits() {
+        long n = 0;
+        for (long e : exits) n += e;
+        return n;
+    }
+
+    /** Nanoseconds spent inside KVM_RUN. */
+    public long nanosInKvmRun() {
+        return nanosInKvmRun;
+    }
+
+    /** Nanoseconds spent in jkvm between KVM_RUN calls. */
+    public long nanosOutside() {
+        return nanosOutside;
+    }
+}
