@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.jkvm.kvm.Kvm;
+import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.pvlock.PvLockSupport;
 import org.jkvm.vmm.host.HostCapabilities;
 import org.jkvm.vmm.host.HostProbe;
 
@@ -68,6 +70,9 @@ final class CapsCommand implements Callable<Integer> {
             arm.put("smccc_filter", a.smcccFilter());
             arm.put("pvtime_attr", a.pvTimeAttr());
             arm.put("pvlock_attr", a.pvLockAttr());
+            PvLockSupport.Resolution auto = pvLockAuto(a);
+            arm.put("pvlock_auto", auto.mode().cliName());
+            arm.put("pvlock_auto_reason", auto.reason());
             m.put("arm64", arm);
         }
         return m;
@@ -94,7 +99,13 @@ final class CapsCommand implements Callable<Integer> {
             row(out, "PV time attr", yesNo(a.pvTimeAttr()));
             row(out, "PV lock attr", yesNo(a.pvLockAttr()) + (a.pvLockAttr()
                     ? " (host kernel has the PV-lock series)" : " (host kernel lacks the PV-lock series)"));
+            PvLockSupport.Resolution auto = pvLockAuto(a);
+            row(out, "--pvlock auto", auto.mode().cliName() + ": " + auto.reason());
         }
+    }
+
+    private static PvLockSupport.Resolution pvLockAuto(HostCapabilities.Arm64 a) {
+        return new PvLockSupport(a.pvLockAttr(), a.smcccFilter()).resolve(PvLockMode.AUTO);
     }
 
     private static void row(PrintWriter out, String name, String value) {

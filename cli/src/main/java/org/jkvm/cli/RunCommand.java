@@ -18,6 +18,9 @@ import java.util.concurrent.Callable;
 
 import org.jkvm.kvm.Arch;
 import org.jkvm.kvm.Kvm;
+import org.jkvm.pvlock.PvLockDevice;
+import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.pvlock.PvLockStats;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.CpuSet;
@@ -79,6 +82,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--pv", paramLabel = "NAME=on|off", description = "Paravirtual features (steal-time), e.g. steal-time=off.")
     private String pv;
 
+    @Option(names = "--pvlock", paramLabel = "MODE", defaultValue = "auto",
+            description = "PV-lock preempted flags: auto, kernel (host kernel with the series), userspace (jkvm"
+                    + " writes them), off (default: ${DEFAULT-VALUE}).")
+    private String pvlock;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", description = "Stop the guest after this long (exit code 5).")
     private String timeout;
 
@@ -92,25 +100,28 @@ final class RunCommand implements Callable<Integer> {
                     + System.getProperty("os.arch") + ": use ./demo, which runs jkvm inside the emulated arm64 host");
         }
         VmConfig config = config();
+        PvLockMode pvlockMode = PvLockMode.parse(pvlock);
         PrintWriter err = spec.commandLine().getErr();
         OutputStream console = new FileOutputStream(FileDescriptor.out);
-        try (Kvm kvm = Kvm.open(); Arm64Vm vm = Arm64Vm.create(kvm, config, console)) {
+        try (Kvm kvm = Kvm.open(); Arm64Vm vm = Arm64Vm.create(kvm, config, console);
+             PvLockDevice pvLock = PvLockDevice.attach(vm, pvlockMode)) {
             err.printf("jkvm: %d vCPU%s, %s RAM, set up in %d ms%s%n", config.cpus(), config.cpus() == 1 ? "" : "s",
                     Sizes.format(config.memory()), vm.setupTime().toMillis(),
                     vm.stealTimeRegion() == null ? "" : ", steal time at 0x" + Long.toHexString(vm.stealTimeRegion().gpa()));
+            err.println("jkvm: " + pvLock.describe());
             err.flush();
             Signal.handle(new Signal("INT"), s -> vm.stop("SIGINT"));
             Signal.handle(new Signal("TERM"), s -> vm.stop("SIGTERM"));
             long t0 = System.nanoTime();
             VmOutcome outcome = vm.run();
             Duration ran = Duration.ofNanos(System.nanoTime() - t0);
-            report(err, outcome, ran, vm);
-            if (statsJson != null) Files.writeString(statsJson, Json.write(stats(outcome, ran, vm)) + "\n");
+            report(err, outcome, ran, vm, pvLock);
+            if (statsJson != null) Files.writeString(statsJson, Json.write(stats(outcome, ran, vm, pvLock)) + "\n");
             return exitCode(outcome);
         }
     }
 
-    private VmConfig config() throws IOException {
+    VmConfig config() throws IOException {
         Properties file = new Properties();
         if (configFile != null) {
             if (!Files.isRegularFile(configFile)) throw new UserError("--config " + configFile + ": no such file");
@@ -158,6 +169,33 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
+    private static Map<String, Object> pvLockStats(PvLockDevice pvLock) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mode", pvLock.resolution().mode().cliName());
+        m.put("reason", pvLock.resolution().reason());
+        m.put("region", pvLock.region() == null ? null : "0x" + Long.toHexString(pvLock.region().region().gpa()));
+        m.put("answered_by", pvLock.region() == null ? null : pvLock.answeredByJkvm() ? "jkvm" : "kernel");
+        PvLockStats s = pvLock.stats();
+        List<Object> per = new java.util.ArrayList<>();
+        for (int v = 0; v < s.vcpus(); v++) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("vcpu", v);
+            e.put("feature_calls", s.featureCalls(v));
+            e.put("pvlock_calls", s.pvLockCalls(v));
+            e.put("preempted_set", s.preemptedSet(v));
+            e.put("preempted_cleared", s.preemptedCleared(v));
+            per.add(e);
+        }
+        m.put("vcpus", per);
+        Map<String, Object> st = new LinkedHashMap<>();
+        st.put("switches", s.staleness().count());
+        st.put("mean_ns", s.staleness().meanNanos());
+        st.put("p99_ns_upper_bound", s.staleness().quantileNanos(0.99));
+        st.put("max_ns", s.staleness().maxNanos());
+        m.put("staleness", st);
+        return m;
+    }
+
     static int exitCode(VmOutcome o) {
         return switch (o) {
             case VmOutcome.PowerOff p -> ExitCode.OK;
@@ -180,14 +218,27 @@ final class RunCommand implements Callable<Integer> {
         };
     }
 
-    private static void report(PrintWriter err, VmOutcome outcome, Duration ran, Arm64Vm vm) {
+    private static void report(PrintWriter err, VmOutcome outcome, Duration ran, Arm64Vm vm, PvLockDevice pvLock) {
         long exits = vm.machine().stats().stream().mapToLong(VcpuStats::totalExits).sum();
         err.printf("jkvm: %s after %.2f s; %d exits%s%n", describe(outcome), ran.toNanos() / 1e9, exits,
                 vm.strayMmio() == 0 ? "" : ", " + vm.strayMmio() + " accesses to unmapped addresses");
+        if (pvLock.region() != null) {
+            PvLockStats s = pvLock.stats();
+            long calls = 0, set = 0, cleared = 0;
+            for (int v = 0; v < s.vcpus(); v++) {
+                calls += s.pvLockCalls(v);
+                set += s.preemptedSet(v);
+                cleared += s.preemptedCleared(v);
+            }
+            err.printf("jkvm: PV lock: %d PV-lock calls answered, preempted set %d and cleared %d times by jkvm%s%n",
+                    calls, set, cleared, s.staleness().count() == 0 ? "" : String.format(
+                            ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
+                            s.staleness().quantileNanos(0.99) / 1000, s.staleness().maxNanos() / 1000));
+        }
         err.flush();
     }
 
-    private static Map<String, Object> stats(VmOutcome outcome, Duration ran, Arm64Vm vm) {
+    private static Map<String, Object> stats(VmOutcome outcome, Duration ran, Arm64Vm vm, PvLockDevice pvLock) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("outcome", outcome.getClass().getSimpleName().toLowerCase(Locale.ROOT));
         m.put("outcome_detail", describe(outcome));
@@ -206,6 +257,7 @@ final class RunCommand implements Callable<Integer> {
             v.put("ms_outside", s.nanosOutside() / 1_000_000);
             return (Object) v;
         }).toList());
+        m.put("pvlock", pvLockStats(pvLock));
         return m;
     }
 }

@@ -3,6 +3,7 @@ package org.jkvm.vmm;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +59,7 @@ public final class Machine implements MachineControl {
 
     /** Stops the VM from outside (a signal, a caller); a no-op once it has ended. */
     public void stop(String reason) {
+        Objects.requireNonNull(reason, "reason");
         finish(new VmOutcome.Stopped(reason));
     }
 

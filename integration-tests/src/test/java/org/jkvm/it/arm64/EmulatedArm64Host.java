@@ -38,9 +38,19 @@ final class EmulatedArm64Host {
 
     /** Boots the host with extra kernel arguments, runs {@code command} in it, stops it. */
     static Result run(String kernelAppend, Duration timeout, String command) throws IOException, InterruptedException {
+        return run(kernelAppend, timeout, command, List.of());
+    }
+
+    /**
+     * As {@link #run(String, Duration, String)}, with more files in {@code /payload} (the
+     * working directory) beside {@code jkvm.jar}.
+     */
+    static Result run(String kernelAppend, Duration timeout, String command, List<Path> files)
+            throws IOException, InterruptedException {
         Path payload = Files.createTempDirectory("jkvm-arm64-payload");
         try {
             Files.copy(repo().resolve("cli/target/jkvm.jar"), payload.resolve("jkvm.jar"));
+            for (Path f : files) Files.copy(f, payload.resolve(f.getFileName()));
             List<String> argv = new ArrayList<>(List.of(repo().resolve("arm64-host/run").toString(),
                     "--payload", payload.toString(), "--timeout", Long.toString(timeout.toSeconds())));
             if (!kernelAppend.isEmpty()) argv.addAll(List.of("--kernel-append", kernelAppend));
@@ -50,8 +60,8 @@ final class EmulatedArm64Host {
             if (!p.waitFor(30, TimeUnit.SECONDS)) p.destroyForcibly();
             return new Result(p.exitValue(), out);
         } finally {
-            try (var files = Files.list(payload)) {
-                for (Path f : files.toList()) Files.delete(f);
+            try (var left = Files.list(payload)) {
+                for (Path f : left.toList()) Files.delete(f);
             }
             Files.delete(payload);
         }

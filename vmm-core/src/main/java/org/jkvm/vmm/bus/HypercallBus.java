@@ -24,6 +24,7 @@ public final class HypercallBus {
 
     /** Gives the ids {@code first .. first + count - 1} to {@code handler}. */
     public synchronized void register(String name, long first, int count, HypercallHandler handler) {
+        if (count <= 0) throw new IllegalArgumentException(name + ": a range of " + count + " function ids");
         Map.Entry<Long, Range> below = ranges.floorEntry(first + count - 1);
         if (below != null && below.getValue().first() + below.getValue().count() > first) {
             throw new IllegalArgumentException(name + " overlaps " + below.getValue().name());

@@ -21,6 +21,9 @@ public final class MmioBus {
 
     /** Gives {@code [base, base + size)} to {@code device}; overlapping ranges are refused. */
     public synchronized void register(String name, long base, long size, MmioDevice device) {
+        if (size <= 0 || base + size < base) {
+            throw new IllegalArgumentException(name + ": bad MMIO range base=0x" + Long.toHexString(base) + " size=" + size);
+        }
         Map.Entry<Long, Range> below = ranges.floorEntry(base + size - 1);
         if (below != null && below.getValue().base() + below.getValue().size() > base) {
             throw new IllegalArgumentException(name + " at 0x" + Long.toHexString(base) + " overlaps "

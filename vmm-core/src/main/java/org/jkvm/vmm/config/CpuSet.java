@@ -12,7 +12,7 @@ public final class CpuSet {
     /** Parses a CPU list. */
     public static BitSet parse(String text) {
         BitSet set = new BitSet();
-        for (String part : text.strip().split(",")) {
+        for (String part : text.strip().split(",", -1)) {
             String p = part.strip();
             try {
                 int dash = p.indexOf('-');

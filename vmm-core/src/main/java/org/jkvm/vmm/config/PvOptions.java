@@ -17,7 +17,7 @@ public record PvOptions(boolean stealTime) {
     /** Applies {@code name=on|off} settings, comma separated, to the defaults. */
     public static PvOptions parse(String text) {
         boolean stealTime = DEFAULT.stealTime();
-        for (String item : text.split(",")) {
+        for (String item : text.split(",", -1)) {
             String it = item.strip();
             int eq = it.indexOf('=');
             String name = eq < 0 ? it : it.substring(0, eq);

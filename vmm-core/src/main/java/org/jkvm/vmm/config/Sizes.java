@@ -23,6 +23,7 @@ public final class Sizes {
         }
         String digits = shift == 0 ? t : t.substring(0, t.length() - 1);
         try {
+            if (digits.isEmpty() || !digits.chars().allMatch(Character::isDigit)) throw new NumberFormatException();
             long n = Long.parseLong(digits);
             if (n < 0 || n > (Long.MAX_VALUE >> shift)) throw new NumberFormatException();
             return n << shift;

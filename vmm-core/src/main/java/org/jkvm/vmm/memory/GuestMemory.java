@@ -61,7 +61,7 @@ public final class GuestMemory implements AutoCloseable {
     /** Host memory for {@code [gpa, gpa + length)}, which must lie inside one region. */
     public MemorySegment slice(long gpa, long length) {
         MemoryRegion r = regionOf(gpa);
-        if (r == null || length < 0 || gpa + length > r.end()) {
+        if (r == null || length < 0 || length > r.end() - gpa) {
             throw new GuestAddressException(gpa, length, r);
         }
         return r.host().segment().asSlice(gpa - r.gpa(), length);

@@ -27,13 +27,15 @@ public final class VcpuLoop implements Runnable {
     private final SystemEvents systemEvents;
     private final MachineControl machine;
     private final BitSet pin;
+    private final VcpuRunListener listener;
     private final VcpuStats stats;
 
     /**
-     * @param pin the host CPUs this vCPU's thread may run on, or null for no pinning
+     * @param pin      the host CPUs this vCPU's thread may run on, or null for no pinning
+     * @param listener told as the vCPU enters and leaves KVM_RUN, or null
      */
     public VcpuLoop(VcpuFd vcpu, MmioBus mmio, HypercallBus hypercalls, HypercallRegisters registers,
-                    SystemEvents systemEvents, MachineControl machine, BitSet pin) {
+                    SystemEvents systemEvents, MachineControl machine, BitSet pin, VcpuRunListener listener) {
         this.vcpu = vcpu;
         this.mmio = mmio;
         this.hypercalls = hypercalls;
@@ -41,6 +43,7 @@ public final class VcpuLoop implements Runnable {
         this.systemEvents = systemEvents;
         this.machine = machine;
         this.pin = pin;
+        this.listener = listener;
         this.stats = new VcpuStats(vcpu.id());
     }
 
@@ -54,12 +57,15 @@ public final class VcpuLoop implements Runnable {
         try {
             if (pin != null) HostCpus.pinCurrentThread(pin);
             vcpu.bindToCurrentThread();
+            if (listener != null) listener.started(vcpu.id(), HostCpus.currentTid());
             loop();
         } catch (KvmException | IllegalStateException e) {
             machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id() + ": " + e.getMessage(), e));
         } catch (RuntimeException | Error e) {
             LOG.log(Level.ERROR, "vcpu " + vcpu.id() + " failed", e);
             machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id() + ": " + e, e));
+        } finally {
+            if (listener != null) listener.stopped(vcpu.id());
         }
     }
 
@@ -67,9 +73,11 @@ public final class VcpuLoop implements Runnable {
         KvmRun run = vcpu.kvmRun();
         long left = System.nanoTime();
         while (!machine.stopping()) {
+            if (listener != null) listener.entering(vcpu.id());
             long entered = System.nanoTime();
             ExitReason exit = vcpu.run();
             long returned = System.nanoTime();
+            if (listener != null) listener.left(vcpu.id());
             stats.exit(exit, returned - entered, entered - left);
             left = returned;
             switch (exit) {

@@ -30,6 +30,7 @@ import org.jkvm.vmm.devices.Uart16550;
 import org.jkvm.vmm.memory.GuestMemory;
 import org.jkvm.vmm.memory.MemoryRegion;
 import org.jkvm.vmm.vcpu.VcpuLoop;
+import org.jkvm.vmm.vcpu.VcpuRunListener;
 
 /**
  * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
@@ -54,6 +55,7 @@ public final class Arm64Vm implements AutoCloseable {
     private MemoryRegion pvTime;
     private BootLayout boot;
     private Duration setupTime;
+    private VcpuRunListener runListener;
 
     private Arm64Vm(Kvm kvm, VmConfig config, OutputStream consoleOut) {
         this.config = config;
@@ -192,13 +194,23 @@ public final class Arm64Vm implements AutoCloseable {
         return uart;
     }
 
+    /** Sets who is told as each vCPU enters and leaves KVM_RUN; call before {@link #run}. */
+    public void setRunListener(VcpuRunListener listener) {
+        this.runListener = listener;
+    }
+
+    /** The configuration it was built from. */
+    public VmConfig config() {
+        return config;
+    }
+
     /** Starts the vCPUs (pinned as configured) and waits until the guest ends or the timeout. */
     public VmOutcome run() throws InterruptedException {
         machine = new Machine(vcpus);
         SmcccRegisters regs = new SmcccRegisters();
         PsciEvents events = new PsciEvents(console);
         for (VcpuFd v : vcpus) {
-            machine.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, machine, config.pin()));
+            machine.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, machine, config.pin(), runListener));
         }
         machine.start();
         VmOutcome outcome = machine.await(config.timeout());

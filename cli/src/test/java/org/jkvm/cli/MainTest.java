@@ -1,0 +1,93 @@
+package org.jkvm.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.jkvm.kvm.Kvm;
+import org.jkvm.kvm.KvmException;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The jkvm command's help, and {@code jkvm caps}. */
+class MainTest {
+    @Tag("unit")
+    @Test
+    void helpListsTheCommandsAndExitCodes() {
+        Cli r = Cli.run("--help");
+        assertEquals(0, r.exitCode());
+        assertTrue(r.out().contains("Usage: jkvm"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.strip().startsWith("run ")), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.strip().startsWith("caps ")), r.out());
+        assertTrue(r.out().contains("Exit codes:"), r.out());
+        assertEquals("", r.err());
+    }
+
+    @Tag("unit")
+    @Test
+    void runHelpListsItsExitCodes() {
+        Cli r = Cli.run("run", "--help");
+        assertEquals(0, r.exitCode());
+        for (String s : new String[] {"--kernel", "--pv", "--timeout", "the guest panicked", "130"}) {
+            assertTrue(r.out().contains(s), s + " missing from:\n" + r.out());
+        }
+    }
+
+    @Tag("unit")
+    @Test
+    void versionNamesJkvm() {
+        Cli r = Cli.run("--version");
+        assertEquals(0, r.exitCode());
+        assertTrue(r.out().startsWith("jkvm "), r.out());
+    }
+
+    @Tag("unit")
+    @Test
+    void unknownCommandIsAUsageError() {
+        Cli r = Cli.run("frobnicate");
+        assertEquals(2, r.exitCode());
+        assertTrue(r.err().contains("frobnicate"), r.err());
+    }
+
+    @Tag("unit")
+    @Test
+    void capsOnAMissingDeviceExits2WithAHint() {
+        Cli r = Cli.run("caps", "--device", "/nonexistent");
+        assertEquals(2, r.exitCode());
+        assertEquals("", r.out());
+        String[] lines = r.errLines();
+        assertEquals(1, lines.length, r.err());
+        assertTrue(lines[0].startsWith("jkvm: open(/nonexistent): ENOENT"), lines[0]);
+        assertTrue(lines[0].contains("this host offers no KVM"), lines[0]);
+        assertTrue(lines[0].contains("--device /dev/kvm"), lines[0]);
+    }
+
+    @Tag("kvm")
+    @Test
+    void capsAsJsonDescribesThisHostsKvm() {
+        Assumptions.assumeTrue(Files.exists(Kvm.DEFAULT_PATH), "kvm tier skipped: this machine has no /dev/kvm");
+        try {
+            Kvm.open().close();
+        } catch (KvmException e) {
+            Assumptions.abort("kvm tier skipped: /dev/kvm cannot be opened: " + e.getMessage());
+        }
+        Cli r = Cli.run("caps", "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().startsWith("{\n  \"device\": \"/dev/kvm\",\n"), r.out());
+        assertTrue(r.out().contains("\"api_version\": 12"), r.out());
+    }
+
+    @Tag("kvm")
+    @Test
+    void capsTableNamesTheDevice() {
+        Assumptions.assumeTrue(Files.isReadable(Path.of("/dev/kvm")), "kvm tier skipped: /dev/kvm not readable");
+        Cli r = Cli.run("caps");
+        Assumptions.assumeTrue(r.exitCode() != 2, () -> "kvm tier skipped: " + r.err());
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().startsWith("/dev/kvm on "), r.out());
+        assertTrue(r.out().contains("vCPUs per VM"), r.out());
+    }
+}

@@ -1,0 +1,219 @@
+package org.jkvm.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.jkvm.kvm.Arch;
+import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.VmConfig;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import picocli.CommandLine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code jkvm run} short of booting: the wrong-host refusal, and how its options and --config file
+ * become a {@link VmConfig}. On x86_64 {@code call()} refuses before reading any option, so the
+ * option handling is reached through RunCommand's private {@code config()} (by reflection) after
+ * picocli has parsed the arguments.
+ */
+@Tag("unit")
+class RunCommandTest {
+    static final String ARCH_MESSAGE_START = "jkvm: jkvm run boots arm64 guests on an arm64 host with KVM; this host is ";
+
+    @TempDir
+    Path dir;
+    Path kernel;
+
+    @BeforeEach
+    void kernel() throws IOException {
+        kernel = Files.write(dir.resolve("Image"), new byte[] {1});
+    }
+
+    static void assumeNotArm64() {
+        Assumptions.assumeTrue(Arch.host() != Arch.AARCH64, "jkvm run only refuses on a host that is not arm64");
+    }
+
+    @Test
+    void runOnANonArm64HostSaysSoInOneLineAndExits2() {
+        assumeNotArm64();
+        Cli r = Cli.run("run");
+        assertEquals(2, r.exitCode());
+        assertEquals("", r.out());
+        String[] lines = r.errLines();
+        assertEquals(1, lines.length, r.err());
+        assertTrue(lines[0].startsWith(ARCH_MESSAGE_START + System.getProperty("os.arch")), lines[0]);
+        assertTrue(lines[0].contains("./demo"), lines[0]);
+    }
+
+    @Test
+    void hostCheckComesBeforeOptionChecksOnANonArm64Host() {
+        assumeNotArm64();
+        Cli r = Cli.run("run", "--pv", "bogus=on", "--kernel", kernel.toString());
+        assertEquals(2, r.exitCode());
+        assertTrue(r.err().startsWith(ARCH_MESSAGE_START), r.err());
+    }
+
+    @Test
+    void unknownOptionIsAUsageError() {
+        Cli r = Cli.run("run", "--bogus");
+        assertEquals(2, r.exitCode());
+        assertTrue(r.err().contains("Unknown option: '--bogus'"), r.err());
+    }
+
+    /** What {@code jkvm run args...} would boot, or the exception it would stop with. */
+    static VmConfig config(String... args) throws Exception {
+        CommandLine cl = Main.commandLine();
+        CommandLine run = cl.getSubcommands().get("run");
+        cl.parseArgs(prepend("run", args));
+        RunCommand command = run.getCommand();
+        return command.config();
+    }
+
+    static String[] prepend(String first, String[] rest) {
+        String[] all = new String[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
+    @Test
+    void defaultsAreOneVcpu512MAndTheSerialConsole() throws Exception {
+        VmConfig c = config("--kernel", kernel.toString());
+        assertEquals(kernel, c.kernel());
+        assertNull(c.initrd());
+        assertEquals(1, c.cpus());
+        assertEquals(512L << 20, c.memory());
+        assertEquals("console=ttyS0", c.cmdline());
+        assertNull(c.pin());
+        assertTrue(c.pv().stealTime());
+        assertNull(c.timeout());
+    }
+
+    @Test
+    void everyOptionReachesTheConfig() throws Exception {
+        Path initrd = Files.write(dir.resolve("initrd"), new byte[] {2});
+        VmConfig c = config("--kernel", kernel.toString(), "--initrd", initrd.toString(), "--cmdline", "quiet",
+                "--cpus", "4", "--memory", "1G", "--pin", "0-3", "--pv", "steal-time=off", "--timeout", "60");
+        assertEquals(initrd, c.initrd());
+        assertEquals("quiet", c.cmdline());
+        assertEquals(4, c.cpus());
+        assertEquals(1L << 30, c.memory());
+        assertEquals(CpuSet.parse("0-3"), c.pin());
+        assertFalse(c.pv().stealTime());
+        assertEquals(Duration.ofSeconds(60), c.timeout());
+    }
+
+    @Test
+    void unknownPvFeatureIsRefusedListingTheKnownOnes() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> config("--kernel", kernel.toString(), "--pv", "bogus=on"));
+        assertEquals("--pv bogus=on: unknown feature 'bogus'; known: steal-time", e.getMessage());
+    }
+
+    @Test
+    void badMemorySizeIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> config("--kernel", kernel.toString(), "--memory", "lots"));
+        assertEquals("'lots' is not a size: write e.g. 512M or 2G", e.getMessage());
+    }
+
+    @Test
+    void badPinIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> config("--kernel", kernel.toString(), "--pin", "3-1"));
+        assertTrue(e.getMessage().contains("is not a CPU list"), e.getMessage());
+    }
+
+    @Test
+    void nonNumericCpusIsRefused() {
+        Exception e = assertThrows(Exception.class, () -> config("--kernel", kernel.toString(), "--cpus", "two"));
+        assertInstanceOf(UserError.class, e);
+        assertEquals("--cpus two: not a whole number", e.getMessage());
+    }
+
+    @Test
+    void nonNumericTimeoutIsRefused() {
+        Exception e = assertThrows(Exception.class, () -> config("--kernel", kernel.toString(), "--timeout", "1m"));
+        assertInstanceOf(UserError.class, e);
+        assertEquals("--timeout 1m: not a whole number", e.getMessage());
+    }
+
+    @Test
+    void missingKernelIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> config());
+        assertEquals("--kernel is required: the guest's arm64 Image", e.getMessage());
+    }
+
+    @Test
+    void configFileSuppliesSettings() throws Exception {
+        Path file = Files.writeString(dir.resolve("vm.conf"),
+                "kernel = " + kernel + "\ncpus = 2\nmemory = 256M\npv = steal-time=off\ncmdline = console=ttyS0 quiet\n");
+        VmConfig c = config("--config", file.toString());
+        assertEquals(kernel, c.kernel());
+        assertEquals(2, c.cpus());
+        assertEquals(256L << 20, c.memory());
+        assertFalse(c.pv().stealTime());
+        assertEquals("console=ttyS0 quiet", c.cmdline());
+    }
+
+    @Test
+    void commandLineWinsOverTheConfigFile() throws Exception {
+        Path file = Files.writeString(dir.resolve("vm.conf"), "kernel = " + kernel + "\ncpus = 2\nmemory = 256M\n");
+        VmConfig c = config("--config", file.toString(), "--cpus", "3");
+        assertEquals(3, c.cpus());
+        assertEquals(256L << 20, c.memory());
+    }
+
+    @Test
+    void unknownSettingInTheConfigFileIsNamed() throws IOException {
+        Path file = Files.writeString(dir.resolve("vm.conf"), "kernel = " + kernel + "\nmemroy = 1G\n");
+        Exception e = assertThrows(Exception.class, () -> config("--config", file.toString()));
+        assertInstanceOf(UserError.class, e);
+        assertEquals("--config " + file + ": unknown setting 'memroy'", e.getMessage());
+    }
+
+    @Test
+    void missingConfigFileIsNamed() {
+        Path file = dir.resolve("nope.conf");
+        Exception e = assertThrows(Exception.class, () -> config("--config", file.toString()));
+        assertInstanceOf(UserError.class, e);
+        assertEquals("--config " + file + ": no such file", e.getMessage());
+    }
+
+    @Test
+    void badSettingsExitWith2AndOneLine() {
+        // what picocli does with config()'s exceptions once the host check has passed
+        for (Exception e : new Exception[] {new IllegalArgumentException("--pv bogus=on: unknown feature 'bogus'"),
+                new UserError("--cpus two: not a whole number")}) {
+            StringWriter err = new StringWriter();
+            CommandLine cl = Main.commandLine();
+            cl.setErr(new PrintWriter(err, true));
+            assertEquals(2, new ErrorHandler().handleExecutionException(e, cl, null));
+            assertEquals("jkvm: " + e.getMessage() + System.lineSeparator(), err.toString());
+        }
+    }
+
+    @Test
+    void otherFailuresExitWith1() {
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err, true));
+        assertEquals(1, new ErrorHandler().handleExecutionException(new IllegalStateException("boom"), cl, null));
+        assertEquals("jkvm: boom" + System.lineSeparator(), err.toString());
+    }
+}

@@ -1,0 +1,20 @@
+/* Linked at jkvm's RAM base; preprocessed with probe.h. */
+#include "probe.h"
+OUTPUT_FORMAT("elf64-littleaarch64")
+ENTRY(_start)
+SECTIONS
+{
+	. = 0x40000000;
+	.text : { KEEP(*(.head)) *(.text .text.*) }
+	.rodata : { *(.rodata .rodata.*) }
+	.data : { *(.data .data.*) }
+	. = ALIGN(64);
+	__bss_start = .;
+	.bss (NOLOAD) : { *(.bss .bss.*) *(COMMON) }
+	. = ALIGN(64);
+	__bss_end = .;
+	.stacks (NOLOAD) : ALIGN(4096) { __stacks = .; . += MAX_CPUS * STACK_SIZE; }
+	_end = .;
+	_image_size = _end - 0x40000000;
+	/DISCARD/ : { *(.comment) *(.note*) *(.eh_frame*) *(.interp) *(.dynamic) }
+}

@@ -1,0 +1,40 @@
+package org.jkvm.it.arm64;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Several commands in one boot of the emulated host: each step's output is framed by marker
+ * lines carrying its name and exit status, so one boot (a few seconds) serves many checks.
+ */
+final class Steps {
+    private static final Pattern FRAME = Pattern.compile("(?s)=== BEGIN (\\S+)\\n(.*?)=== RC \\1 (\\d+)");
+
+    /** One step's output and exit status. */
+    record Step(int exitCode, String output) {}
+
+    private final StringBuilder script = new StringBuilder();
+
+    /** Adds a step; its stdout and stderr are captured together. */
+    Steps step(String name, String command) {
+        script.append("echo '=== BEGIN ").append(name).append("'; ")
+                .append("( ").append(command).append(" ) 2>&1; ")
+                .append("echo \"=== RC ").append(name).append(" $?\"; ");
+        return this;
+    }
+
+    /** The shell script running every step in order. */
+    String script() {
+        return script.toString();
+    }
+
+    /** The steps found in the host's output, by name. */
+    static Map<String, Step> parse(String output) {
+        Map<String, Step> steps = new LinkedHashMap<>();
+        Matcher m = FRAME.matcher(output);
+        while (m.find()) steps.put(m.group(1), new Step(Integer.parseInt(m.group(3)), m.group(2)));
+        return steps;
+    }
+}

@@ -1,0 +1,39 @@
+package org.jkvm.pvlock;
+
+import org.jkvm.kvm.sys.aarch64.KvmArm64;
+import org.jkvm.vmm.bus.HypercallBus;
+import org.jkvm.vmm.bus.HypercallHandler;
+
+/**
+ * Answers the two SMCCC calls the SMCCC filter forwards to jkvm: the vendor-hyp features call
+ * (the kernel's own bitmap plus the PV-lock bit) and the PV-lock call (the calling vCPU's
+ * structure address). Arguments are ignored, so no argument can confuse it.
+ */
+final class PvLockCalls implements HypercallHandler {
+    static final long FEATURES = KvmArm64.ARM_SMCCC_VENDOR_HYP_KVM_FEATURES_FUNC_ID();
+    static final long PV_LOCK = KvmArm64.ARM_SMCCC_VENDOR_HYP_KVM_PV_LOCK_FUNC_ID();
+    static final long PV_LOCK_BIT = 1L << KvmArm64.ARM_SMCCC_KVM_FUNC_PV_LOCK();
+
+    private final long kernelBitmap;
+    private final PvLockRegion region;
+    private final PvLockStats stats;
+
+    PvLockCalls(long kernelBitmap, PvLockRegion region, PvLockStats stats) {
+        this.kernelBitmap = kernelBitmap;
+        this.region = region;
+        this.stats = stats;
+    }
+
+    @Override
+    public long[] call(int vcpu, long function, long[] args) {
+        if (function == FEATURES) {
+            stats.featureCall(vcpu);
+            return new long[] {kernelBitmap | PV_LOCK_BIT};
+        }
+        if (function == PV_LOCK) {
+            stats.pvLockCall(vcpu);
+            return new long[] {region.address(vcpu)};
+        }
+        return HypercallBus.NOT_SUPPORTED;
+    }
+}

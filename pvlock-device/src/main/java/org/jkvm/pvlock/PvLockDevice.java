@@ -1,0 +1,130 @@
+package org.jkvm.pvlock;
+
+import java.lang.System.Logger.Level;
+import java.util.List;
+
+import org.jkvm.kvm.Arm64;
+import org.jkvm.kvm.VcpuFd;
+import org.jkvm.kvm.sys.aarch64.KvmArm64;
+import org.jkvm.vmm.arch.aarch64.Arm64Layout;
+import org.jkvm.vmm.arch.aarch64.Arm64Vm;
+import org.jkvm.vmm.memory.MemoryRegion;
+
+/**
+ * The arm64 PV-lock device: gives each vCPU a {@code preempted} flag the guest's
+ * {@code vcpu_is_preempted()} reads, the way the mode says (see {@link PvLockMode}), and makes
+ * the guest's discovery calls (vendor-hyp features, bit 2; the PV-lock call) work. Attach it to
+ * a built {@link Arm64Vm} before the VM runs.
+ */
+public final class PvLockDevice implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(PvLockDevice.class.getName());
+
+    private final PvLockSupport.Resolution resolution;
+    private final PvLockRegion region;
+    private final PvLockStats stats;
+    private final boolean answeredByJkvm;
+    private final UserspacePreemptionTracker tracker;
+
+    private PvLockDevice(PvLockSupport.Resolution resolution, PvLockRegion region, PvLockStats stats,
+                         boolean answeredByJkvm, UserspacePreemptionTracker tracker) {
+        this.resolution = resolution;
+        this.region = region;
+        this.stats = stats;
+        this.answeredByJkvm = answeredByJkvm;
+        this.tracker = tracker;
+    }
+
+    /** What this host offers, probed on the VM and its first vCPU. */
+    public static PvLockSupport probe(Arm64Vm vm) {
+        VcpuFd v0 = vm.vcpus().getFirst();
+        return new PvLockSupport(
+                v0.hasDeviceAttr(KvmArm64.KVM_ARM_VCPU_PVLOCK_CTRL(), KvmArm64.KVM_ARM_VCPU_PVLOCK_IPA()),
+                vm.vm().hasDeviceAttr(KvmArm64.KVM_ARM_VM_SMCCC_CTRL(), KvmArm64.KVM_ARM_VM_SMCCC_FILTER()));
+    }
+
+    /**
+     * Sets the device up on {@code vm} in the mode {@code requested} resolves to. A mode the
+     * host cannot do is an {@link IllegalArgumentException} naming what is missing.
+     */
+    public static PvLockDevice attach(Arm64Vm vm, PvLockMode requested) {
+        PvLockSupport support = probe(vm);
+        PvLockSupport.Resolution r = support.resolve(requested);
+        List<VcpuFd> vcpus = vm.vcpus();
+        PvLockStats stats = new PvLockStats(vcpus.size());
+        long bmapReg = KvmArm64.KVM_REG_ARM_VENDOR_HYP_BMAP();
+        long kernelBitmap = vcpus.getFirst().getOneReg(bmapReg);
+        if (r.mode() == PvLockMode.OFF) {
+            // A host kernel with the series may advertise PV lock itself: take the bit away.
+            if ((kernelBitmap & PvLockCalls.PV_LOCK_BIT) != 0) {
+                vcpus.getFirst().setOneReg(bmapReg, kernelBitmap & ~PvLockCalls.PV_LOCK_BIT);
+            }
+            return new PvLockDevice(r, null, stats, false, null);
+        }
+        MemoryRegion mem = vm.memory().add("pvlock", MemoryRegion.Kind.RESERVED, Arm64Layout.PVLOCK,
+                Arm64Layout.pvRegionSize(vcpus.size()), false);
+        PvLockRegion region = new PvLockRegion(mem, vcpus.size());
+        if (r.mode() == PvLockMode.KERNEL) {
+            int group = KvmArm64.KVM_ARM_VCPU_PVLOCK_CTRL();
+            long attr = KvmArm64.KVM_ARM_VCPU_PVLOCK_IPA();
+            for (VcpuFd v : vcpus) {
+                v.setDeviceAttr(group, attr, region.address(v.id()));
+                long back = v.getDeviceAttr(group, attr);
+                if (back != region.address(v.id())) {
+                    throw new IllegalStateException(v.description() + ": KVM_ARM_VCPU_PVLOCK_IPA reads back 0x"
+                            + Long.toHexString(back) + ", not 0x" + Long.toHexString(region.address(v.id())));
+                }
+            }
+        }
+        boolean byJkvm = support.filter();
+        if (byJkvm) {
+            PvLockCalls calls = new PvLockCalls(kernelBitmap, region, stats);
+            vm.hypercalls().register("pvlock features", PvLockCalls.FEATURES, 1, calls);
+            vm.hypercalls().register("pvlock", PvLockCalls.PV_LOCK, 1, calls);
+            vm.vm().setSmcccFilter(PvLockCalls.FEATURES, 1, Arm64.SmcccAction.FORWARD_TO_USER);
+            vm.vm().setSmcccFilter(PvLockCalls.PV_LOCK, 1, Arm64.SmcccAction.FORWARD_TO_USER);
+        } else {
+            // Kernel mode on a host without the filter: the kernel answers both calls once bit 2 is on.
+            vcpus.getFirst().setOneReg(bmapReg, kernelBitmap | PvLockCalls.PV_LOCK_BIT);
+            LOG.log(Level.INFO, "no SMCCC filter on this host: the kernel answers the PV-lock calls itself");
+        }
+        UserspacePreemptionTracker tracker = null;
+        if (r.mode() == PvLockMode.USERSPACE) {
+            tracker = new UserspacePreemptionTracker(region, stats, vcpus.size());
+            vm.setRunListener(tracker);
+        }
+        return new PvLockDevice(r, region, stats, byJkvm, tracker);
+    }
+
+    /** The mode in force and why. */
+    public PvLockSupport.Resolution resolution() {
+        return resolution;
+    }
+
+    /** The structures, or null when off. */
+    public PvLockRegion region() {
+        return region;
+    }
+
+    /** The counters. */
+    public PvLockStats stats() {
+        return stats;
+    }
+
+    /** Whether jkvm answers the guest's discovery calls (else the host kernel does). */
+    public boolean answeredByJkvm() {
+        return answeredByJkvm;
+    }
+
+    /** One line for the user: mode, reason, where the structures are. */
+    public String describe() {
+        String where = region == null ? "" : ", structures at 0x" + Long.toHexString(region.region().gpa())
+                + " (" + region.region().size() / 1024 + " KiB)";
+        return "PV lock " + resolution.mode().cliName() + " (" + resolution.reason() + ")" + where
+                + (region != null && !answeredByJkvm ? ", calls answered by the host kernel" : "");
+    }
+
+    @Override
+    public void close() {
+        if (tracker != null) tracker.close();
+    }
+}

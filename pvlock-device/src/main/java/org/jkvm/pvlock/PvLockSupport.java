@@ -1,0 +1,47 @@
+package org.jkvm.pvlock;
+
+/**
+ * What the host offers for PV lock, and which mode a request resolves to there.
+ *
+ * @param attribute the vCPUs accept KVM_ARM_VCPU_PVLOCK_IPA (a host kernel with the series)
+ * @param filter    the VM accepts the SMCCC filter (Linux 6.4+: jkvm can answer the calls)
+ */
+public record PvLockSupport(boolean attribute, boolean filter) {
+    /**
+     * A mode that can run here, with the reason in words.
+     *
+     * @param mode   KERNEL, USERSPACE or OFF
+     * @param reason why, in one line
+     */
+    public record Resolution(PvLockMode mode, String reason) {}
+
+    /**
+     * Resolves {@code requested}: AUTO picks the best the host has; KERNEL and USERSPACE are
+     * refused with the reason when the host lacks what they need.
+     */
+    public Resolution resolve(PvLockMode requested) {
+        return switch (requested) {
+            case AUTO -> attribute
+                    ? new Resolution(PvLockMode.KERNEL, "the host kernel has the PV-lock attribute")
+                    : filter
+                    ? new Resolution(PvLockMode.USERSPACE, "the host kernel lacks the PV-lock series, but its SMCCC filter lets jkvm answer the calls")
+                    : new Resolution(PvLockMode.OFF, "the host kernel has neither the PV-lock attribute nor the SMCCC filter (Linux 6.4+)");
+            case KERNEL -> {
+                if (!attribute) {
+                    throw new IllegalArgumentException("--pvlock kernel: this host kernel lacks the PV-lock series"
+                            + " (its vCPUs refuse KVM_ARM_VCPU_PVLOCK_CTRL); use --pvlock userspace or a kernel built"
+                            + " with kernel/build --with-pvlock");
+                }
+                yield new Resolution(PvLockMode.KERNEL, "requested");
+            }
+            case USERSPACE -> {
+                if (!filter) {
+                    throw new IllegalArgumentException("--pvlock userspace: this host kernel has no SMCCC filter"
+                            + " (KVM_ARM_VM_SMCCC_FILTER, Linux 6.4+), so the guest's PV-lock calls cannot reach jkvm");
+                }
+                yield new Resolution(PvLockMode.USERSPACE, "requested");
+            }
+            case OFF -> new Resolution(PvLockMode.OFF, "requested");
+        };
+    }
+}

@@ -1,0 +1,160 @@
+package org.jkvm.vmm.config;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.BitSet;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** Every message {@code jkvm run} shows for a setting it cannot use. */
+@Tag("unit")
+class VmConfigTest {
+    static final long MiB = 1L << 20;
+
+    @TempDir
+    Path dir;
+    Path kernel;
+    Path initrd;
+
+    @BeforeEach
+    void files() throws IOException {
+        kernel = Files.write(dir.resolve("Image"), new byte[] {1});
+        initrd = Files.write(dir.resolve("initrd.img"), new byte[] {2});
+    }
+
+    VmConfig config(Path kernel, Path initrd, int cpus, long memory, BitSet pin, Duration timeout) {
+        return new VmConfig(kernel, initrd, "console=ttyS0", cpus, memory, pin, PvOptions.DEFAULT, timeout);
+    }
+
+    static void assertRefused(String message, Executable e) {
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, e);
+        assertEquals(message, x.getMessage());
+    }
+
+    @Test
+    void aValidConfigKeepsWhatWasGiven() {
+        BitSet pin = CpuSet.parse("0-1");
+        VmConfig c = config(kernel, initrd, 2, 512 * MiB, pin, Duration.ofSeconds(30));
+        assertEquals(kernel, c.kernel());
+        assertEquals(initrd, c.initrd());
+        assertEquals(2, c.cpus());
+        assertEquals(512 * MiB, c.memory());
+        assertEquals(pin, c.pin());
+        assertEquals(Duration.ofSeconds(30), c.timeout());
+    }
+
+    @Test
+    void optionalSettingsDefault() {
+        VmConfig c = new VmConfig(kernel, null, null, 1, 64 * MiB, null, null, null);
+        assertNull(c.initrd());
+        assertEquals("", c.cmdline());
+        assertNull(c.pin());
+        assertEquals(PvOptions.DEFAULT, c.pv());
+        assertNull(c.timeout());
+    }
+
+    @Test
+    void missingKernelOptionIsRequired() {
+        assertRefused("--kernel is required: the guest's arm64 Image",
+                () -> config(null, null, 1, 64 * MiB, null, null));
+    }
+
+    @Test
+    void kernelThatDoesNotExistIsNamed() {
+        Path missing = dir.resolve("nope");
+        assertRefused("--kernel " + missing + ": no such file", () -> config(missing, null, 1, 64 * MiB, null, null));
+    }
+
+    @Test
+    void kernelThatIsADirectoryIsRefused() {
+        assertRefused("--kernel " + dir + ": no such file", () -> config(dir, null, 1, 64 * MiB, null, null));
+    }
+
+    @Test
+    void initrdThatDoesNotExistIsNamed() {
+        Path missing = dir.resolve("no-initrd");
+        assertRefused("--initrd " + missing + ": no such file",
+                () -> config(kernel, missing, 1, 64 * MiB, null, null));
+    }
+
+    @Test
+    void zeroVcpusAreRefused() {
+        assertRefused("--cpus 0: a VM needs at least 1 vCPU", () -> config(kernel, null, 0, 64 * MiB, null, null));
+    }
+
+    @Test
+    void negativeVcpusAreRefused() {
+        assertRefused("--cpus -3: a VM needs at least 1 vCPU", () -> config(kernel, null, -3, 64 * MiB, null, null));
+    }
+
+    @Test
+    void memoryBelow64MiBIsRefusedInUnits() {
+        assertRefused("--memory 63M: give at least 64M", () -> config(kernel, null, 1, 63 * MiB, null, null));
+        assertRefused("--memory 0: give at least 64M", () -> config(kernel, null, 1, 0, null, null));
+    }
+
+    @Test
+    void exactly64MiBIsEnough() {
+        assertDoesNotThrow(() -> config(kernel, null, 1, VmConfig.MIN_MEMORY, null, null));
+        assertEquals(64 * MiB, VmConfig.MIN_MEMORY);
+    }
+
+    @Test
+    void memoryNotAWholeNumberOfMiBIsRefused() {
+        long odd = 64 * MiB + 4096;
+        assertRefused("--memory " + odd + " bytes: give a whole number of MiB, e.g. 512M",
+                () -> config(kernel, null, 1, odd, null, null));
+    }
+
+    @Test
+    void emptyPinSetIsRefused() {
+        assertRefused("--pin: the CPU set is empty", () -> config(kernel, null, 1, 64 * MiB, new BitSet(), null));
+    }
+
+    @Test
+    void pinSetIsCopiedInAndOut() {
+        BitSet pin = CpuSet.parse("3");
+        VmConfig c = config(kernel, null, 1, 64 * MiB, pin, null);
+        pin.set(7);
+        assertEquals(CpuSet.parse("3"), c.pin(), "changing the caller's set changes the config");
+        c.pin().set(9);
+        assertEquals(CpuSet.parse("3"), c.pin(), "changing the returned set changes the config");
+        assertNotSame(c.pin(), c.pin());
+    }
+
+    @Test
+    void zeroTimeoutIsRefused() {
+        assertRefused("--timeout must be positive",
+                () -> config(kernel, null, 1, 64 * MiB, null, Duration.ZERO));
+    }
+
+    @Test
+    void negativeTimeoutIsRefused() {
+        assertRefused("--timeout must be positive",
+                () -> config(kernel, null, 1, 64 * MiB, null, Duration.ofSeconds(-1)));
+    }
+
+    @Test
+    void moreVcpusThanTheHostAllowsAreRefused() {
+        VmConfig c = config(kernel, null, 8, 64 * MiB, null, null);
+        assertRefused("--cpus 8: this host's KVM allows at most 4 vCPUs per VM", () -> c.checkAgainstHost(4));
+    }
+
+    @Test
+    void asManyVcpusAsTheHostAllowsAreFine() {
+        VmConfig c = config(kernel, null, 4, 64 * MiB, null, null);
+        assertDoesNotThrow(() -> c.checkAgainstHost(4));
+    }
+}
