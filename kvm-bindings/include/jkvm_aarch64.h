@@ -12,4 +12,5 @@
 #include <linux/kvm.h>	/* includes <asm/kvm.h> (arm64), <asm/ptrace.h>, <linux/psci.h> */
 #include <linux/psci.h>
 #include "jkvm_pvlock.h"
+#include "jkvm_perf.h"	/* perf_event_open: <linux/perf_event.h>, __NR_perf_event_open */
 #endif

@@ -3,4 +3,5 @@
 #ifndef JKVM_X86_64_H
 #define JKVM_X86_64_H
 #include <linux/kvm.h>	/* includes <asm/kvm.h> (x86) */
+#include "jkvm_perf.h"	/* perf_event_open: <linux/perf_event.h>, __NR_perf_event_open */
 #endif

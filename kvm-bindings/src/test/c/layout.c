@@ -10,6 +10,11 @@
  *   fieldsize STRUCT.path        sizeof the member (not for flexible array members)
  *   const     NAME               the value of the constant, in decimal, exactly
  *   constsize NAME               sizeof the constant's C type (4: Java int, 8: Java long)
+ *   bitfield  NAME               the 64-bit word at JKVM_PERF_ATTR_FLAGS_OFFSET of a zeroed
+ *                                struct perf_event_attr after setting the one-bit bitfield
+ *                                that the constant NAME (a JKVM_PERF_ATTR_FLAG_* mask) stands
+ *                                for; 0 if any other byte of the struct changed. The test
+ *                                checks it equals the generated constant NAME.
  *
  * Structs and fields: the ones a VMM touches, listed here by hand. Constants: all those
  * regen generated (constants_<arch>.inc, written by regen).
@@ -24,6 +29,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #define S(t) printf("size %s %zu\n", #t, sizeof(struct t));
 #define F(t, path)                                                             \
@@ -222,6 +228,109 @@ static void common(void)
 	S(kvm_sync_regs)
 }
 
+/* perf_event_open(2): the structs, and the bitfield positions of include/jkvm_perf.h. */
+static void perf_bitfield(const char *name, const struct perf_event_attr *attr)
+{
+	unsigned char bytes[sizeof(struct perf_event_attr)];
+	unsigned long long word;
+	size_t i;
+
+	memcpy(bytes, attr, sizeof bytes);
+	memcpy(&word, bytes + JKVM_PERF_ATTR_FLAGS_OFFSET, sizeof word);
+	for (i = 0; i < sizeof bytes; i++) {
+		if (bytes[i] != 0 && (i < JKVM_PERF_ATTR_FLAGS_OFFSET ||
+				      i >= JKVM_PERF_ATTR_FLAGS_OFFSET + sizeof word))
+			word = 0; /* the bitfield is not in the word the macro names */
+	}
+	printf("bitfield %s %llu\n", name, word);
+}
+
+/* Sets one bitfield in a zeroed attr and prints the word it lands in. */
+#define B(field, macro)                                                        \
+	do {                                                                   \
+		struct perf_event_attr a;                                      \
+		memset(&a, 0, sizeof a);                                       \
+		a.field = 1;                                                   \
+		perf_bitfield(#macro, &a);                                     \
+	} while (0);
+
+static void perf(void)
+{
+	S(perf_event_attr)
+	F(perf_event_attr, type)
+	F(perf_event_attr, size)
+	F(perf_event_attr, config)
+	F(perf_event_attr, sample_period)
+	F(perf_event_attr, sample_freq)
+	F(perf_event_attr, sample_type)
+	F(perf_event_attr, read_format)
+	F(perf_event_attr, wakeup_events)
+	F(perf_event_attr, wakeup_watermark)
+	F(perf_event_attr, bp_type)
+	F(perf_event_attr, bp_addr)
+	F(perf_event_attr, config1)
+	F(perf_event_attr, bp_len)
+	F(perf_event_attr, config2)
+	F(perf_event_attr, branch_sample_type)
+	F(perf_event_attr, sample_regs_user)
+	F(perf_event_attr, sample_stack_user)
+	F(perf_event_attr, clockid)
+	F(perf_event_attr, sample_regs_intr)
+	F(perf_event_attr, aux_watermark)
+	F(perf_event_attr, sample_max_stack)
+	F(perf_event_attr, aux_sample_size)
+	F(perf_event_attr, aux_action)
+	F(perf_event_attr, sig_data)
+	F(perf_event_attr, config3)
+	B(disabled, JKVM_PERF_ATTR_FLAG_DISABLED)
+	B(inherit, JKVM_PERF_ATTR_FLAG_INHERIT)
+	B(pinned, JKVM_PERF_ATTR_FLAG_PINNED)
+	B(exclusive, JKVM_PERF_ATTR_FLAG_EXCLUSIVE)
+	B(exclude_user, JKVM_PERF_ATTR_FLAG_EXCLUDE_USER)
+	B(exclude_kernel, JKVM_PERF_ATTR_FLAG_EXCLUDE_KERNEL)
+	B(exclude_hv, JKVM_PERF_ATTR_FLAG_EXCLUDE_HV)
+	B(exclude_idle, JKVM_PERF_ATTR_FLAG_EXCLUDE_IDLE)
+	B(watermark, JKVM_PERF_ATTR_FLAG_WATERMARK)
+	B(sample_id_all, JKVM_PERF_ATTR_FLAG_SAMPLE_ID_ALL)
+	B(exclude_host, JKVM_PERF_ATTR_FLAG_EXCLUDE_HOST)
+	B(exclude_guest, JKVM_PERF_ATTR_FLAG_EXCLUDE_GUEST)
+	B(use_clockid, JKVM_PERF_ATTR_FLAG_USE_CLOCKID)
+	B(context_switch, JKVM_PERF_ATTR_FLAG_CONTEXT_SWITCH)
+	B(write_backward, JKVM_PERF_ATTR_FLAG_WRITE_BACKWARD)
+	B(inherit_thread, JKVM_PERF_ATTR_FLAG_INHERIT_THREAD)
+	B(remove_on_exec, JKVM_PERF_ATTR_FLAG_REMOVE_ON_EXEC)
+	S(perf_event_header)
+	F(perf_event_header, type)
+	F(perf_event_header, misc)
+	F(perf_event_header, size)
+	S(perf_event_mmap_page)
+	F(perf_event_mmap_page, version)
+	F(perf_event_mmap_page, compat_version)
+	F(perf_event_mmap_page, lock)
+	F(perf_event_mmap_page, index)
+	F(perf_event_mmap_page, offset)
+	F(perf_event_mmap_page, time_enabled)
+	F(perf_event_mmap_page, time_running)
+	F(perf_event_mmap_page, capabilities)
+	F(perf_event_mmap_page, pmc_width)
+	F(perf_event_mmap_page, time_shift)
+	F(perf_event_mmap_page, time_mult)
+	F(perf_event_mmap_page, time_offset)
+	F(perf_event_mmap_page, time_zero)
+	F(perf_event_mmap_page, size)
+	F(perf_event_mmap_page, time_cycles)
+	F(perf_event_mmap_page, time_mask)
+	F(perf_event_mmap_page, __reserved)
+	F(perf_event_mmap_page, data_head)
+	F(perf_event_mmap_page, data_tail)
+	F(perf_event_mmap_page, data_offset)
+	F(perf_event_mmap_page, data_size)
+	F(perf_event_mmap_page, aux_head)
+	F(perf_event_mmap_page, aux_tail)
+	F(perf_event_mmap_page, aux_offset)
+	F(perf_event_mmap_page, aux_size)
+}
+
 #if defined(__x86_64__)
 static void arch(void)
 {
@@ -345,6 +454,7 @@ int main(void)
 {
 	kvm_run();
 	common();
+	perf();
 	arch();
 	constants();
 	return 0;

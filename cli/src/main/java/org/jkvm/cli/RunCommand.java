@@ -174,6 +174,7 @@ final class RunCommand implements Callable<Integer> {
         m.put("mode", pvLock.resolution().mode().cliName());
         m.put("reason", pvLock.resolution().reason());
         m.put("region", pvLock.region() == null ? null : "0x" + Long.toHexString(pvLock.region().region().gpa()));
+        m.put("switch_source", pvLock.switchSource());
         m.put("answered_by", pvLock.region() == null ? null : pvLock.answeredByJkvm() ? "jkvm" : "kernel");
         PvLockStats s = pvLock.stats();
         List<Object> per = new java.util.ArrayList<>();
@@ -230,8 +231,9 @@ final class RunCommand implements Callable<Integer> {
                 set += s.preemptedSet(v);
                 cleared += s.preemptedCleared(v);
             }
-            err.printf("jkvm: PV lock: %d PV-lock calls answered, preempted set %d and cleared %d times by jkvm%s%n",
-                    calls, set, cleared, s.staleness().count() == 0 ? "" : String.format(
+            err.printf("jkvm: PV lock: %d PV-lock calls answered, preempted set %d and cleared %d times by jkvm%s%s%n",
+                    calls, set, cleared, pvLock.switchSource() == null ? "" : "; switches from " + pvLock.switchSource(),
+                    s.staleness().count() == 0 ? "" : String.format(
                             ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
                             s.staleness().quantileNanos(0.99) / 1000, s.staleness().maxNanos() / 1000));
         }

@@ -43,7 +43,21 @@ final class Libc {
     static final int ENXIO = 6;
     static final int EAGAIN = 11;
     static final int EACCES = 13;
+    static final int EINVAL = 22;
+    static final int ENOSYS = 38;
     static final long MAP_FAILED = -1L;
+    /** poll(2) events (asm-generic/poll.h, the same on x86_64 and arm64). */
+    static final short POLLIN = 0x1;
+    static final short POLLERR = 0x8;
+    static final short POLLHUP = 0x10;
+    static final short POLLNVAL = 0x20;
+    /** struct pollfd: int fd; short events; short revents. */
+    static final long POLLFD_BYTES = 8;
+    static final long POLLFD_FD = 0;
+    static final long POLLFD_EVENTS = 4;
+    static final long POLLFD_REVENTS = 6;
+    /** struct timespec on LP64: two longs (tv_sec, tv_nsec). */
+    static final long TIMESPEC_BYTES = 16;
     /** glibc's sigset_t is 1024 bits; the kernel's is 64. */
     static final long GLIBC_SIGSET_BYTES = 128;
 
@@ -98,6 +112,15 @@ final class Libc {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
     private static final MethodHandle SCHED_GETAFFINITY = withErrno("sched_getaffinity",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    /** syscall(2) as perf_event_open needs it: every argument passed as a full 64-bit long. */
+    private static final MethodHandle SYSCALL_PTR_4L = bind("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+            ERRNO_OPT, Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle POLL = withErrno("poll",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle CLOCK_GETTIME = withErrno("clock_gettime",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle GETPAGESIZE = bind("getpagesize", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle STRERRORNAME = bind("strerrorname_np",
             FunctionDescriptor.of(ADDRESS, JAVA_INT));
     private static final MethodHandle STRERROR = bind("strerror",
@@ -241,6 +264,45 @@ final class Libc {
     static int schedGetaffinity(int tid, long size, MemorySegment mask) {
         try {
             return (int) SCHED_GETAFFINITY.invokeExact(STATE.get(), tid, size, mask);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code syscall(nr, ptr, a, b, c, d)}: a raw system call with a pointer and four integer
+     * arguments (perf_event_open: attr, pid, cpu, group_fd, flags). Returns its result or -1.
+     */
+    static long syscall(long nr, MemorySegment ptr, long a, long b, long c, long d) {
+        try {
+            return (long) SYSCALL_PTR_4L.invokeExact(STATE.get(), nr, ptr, a, b, c, d);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** poll(2) on {@code nfds} consecutive struct pollfd. Does not allocate. */
+    static int poll(MemorySegment fds, long nfds, int timeoutMillis) {
+        try {
+            return (int) POLL.invokeExact(STATE.get(), fds, nfds, timeoutMillis);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** clock_gettime(2) into a struct timespec ({@link #TIMESPEC_BYTES}). */
+    static int clockGettime(int clockId, MemorySegment timespec) {
+        try {
+            return (int) CLOCK_GETTIME.invokeExact(STATE.get(), clockId, timespec);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The host's page size (4 KiB on x86_64; 4, 16 or 64 KiB on arm64). */
+    static int pageSize() {
+        try {
+            return (int) GETPAGESIZE.invokeExact();
         } catch (Throwable t) {
             throw rethrow(t);
         }

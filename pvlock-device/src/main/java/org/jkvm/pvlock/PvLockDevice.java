@@ -115,6 +115,11 @@ public final class PvLockDevice implements AutoCloseable {
         return answeredByJkvm;
     }
 
+    /** Userspace mode: where the scheduler's switches come from; null in other modes. */
+    public String switchSource() {
+        return tracker == null ? null : tracker.switchSource();
+    }
+
     /** One line for the user: mode, reason, where the structures are. */
     public String describe() {
         String where = region == null ? "" : ", structures at 0x" + Long.toHexString(region.region().gpa())

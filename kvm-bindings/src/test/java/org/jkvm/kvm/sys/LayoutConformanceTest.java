@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Checks the jextract-generated layer against the C compiler: {@code src/test/c/layout.c},
  * built for each architecture from the same pinned headers by {@code run-layout.sh}, prints
- * sizes, offsets, member sizes and every generated constant; each fact must hold for the
+ * sizes, offsets, member sizes, every generated constant and the positions of the bitfields
+ * jextract cannot express (the JKVM_PERF_ATTR_FLAG_* masks); each fact must hold for the
  * generated Java classes, every C name must exist on the Java side, and every generated
  * constant and struct must be covered by the C side.
  *
@@ -43,6 +44,8 @@ class LayoutConformanceTest {
     private static final String BASE_PACKAGE = "org.jkvm.kvm.sys";
     private static final BigInteger TWO_32 = BigInteger.ONE.shiftLeft(32);
     private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
+    /** Masks of bits inside a bitfield word (include/jkvm_perf.h); each needs a "bitfield" fact. */
+    private static final String BITFIELD_MASK_PREFIX = "JKVM_PERF_ATTR_FLAG_";
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"x86_64, KvmX86", "aarch64, KvmArm64"})
@@ -57,6 +60,7 @@ class LayoutConformanceTest {
         Map<String, BigInteger> cConstants = new TreeMap<>();
         Map<String, Integer> cConstantSizes = new TreeMap<>();
         TreeSet<String> cStructs = new TreeSet<>();
+        Map<String, BigInteger> cBitfields = new TreeMap<>();
 
         for (String line : facts) {
             String[] f = line.trim().split(" ");
@@ -69,6 +73,7 @@ class LayoutConformanceTest {
                 switch (kind) {
                     case "const" -> cConstants.put(name, new BigInteger(value));
                     case "constsize" -> cConstantSizes.put(name, Integer.parseInt(value));
+                    case "bitfield" -> cBitfields.put(name, new BigInteger(value));
                     case "size" -> {
                         cStructs.add(name);
                         structLayout(arch, name, failures).ifPresent(l ->
@@ -109,6 +114,27 @@ class LayoutConformanceTest {
             if (!cConstants.containsKey(name)) {
                 failures.add("not checked by layout.c: constant " + headerClassName + "." + name
                         + "() (rerun kvm-bindings/regen, which rewrites constants_" + arch + ".inc)");
+            }
+        }
+        // jextract cannot express bitfields: jkvm_perf.h names their masks, and layout.c sets
+        // each bitfield in a real struct and prints the word it lands in.
+        for (var e : cBitfields.entrySet()) {
+            String name = e.getKey();
+            Method m = javaConstants.get(name);
+            if (m == null) {
+                failures.add("missing in Java: bitfield mask " + name + " (" + headerClassName + "." + name + "())");
+                continue;
+            }
+            BigInteger java = BigInteger.valueOf(((Number) m.invoke(null)).longValue()).mod(TWO_64);
+            if (!java.equals(e.getValue())) {
+                failures.add("bitfield " + name + ": setting it in C gives the word 0x" + e.getValue().toString(16)
+                        + " at JKVM_PERF_ATTR_FLAGS_OFFSET, the macro says 0x" + java.toString(16)
+                        + " (0: the bitfield is outside that word)");
+            }
+        }
+        for (String name : javaConstants.keySet()) {
+            if (name.startsWith(BITFIELD_MASK_PREFIX) && !cBitfields.containsKey(name)) {
+                failures.add("not checked by layout.c: bitfield mask " + name + " (add B(field, " + name + ") to perf())");
             }
         }
         for (String struct : generatedStructs(module, arch, headerClassName)) {

@@ -3983,6 +3983,24 @@ public class KvmArm64 extends KvmArm64$shared {
     public static int KVM_REG_ARM_VENDOR_HYP_BIT_PV_LOCK() {
         return KVM_REG_ARM_VENDOR_HYP_BIT_PV_LOCK;
     }
+    private static final int CLOCK_MONOTONIC = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define CLOCK_MONOTONIC 1
+     * }
+     */
+    public static int CLOCK_MONOTONIC() {
+        return CLOCK_MONOTONIC;
+    }
+    private static final int __NR_perf_event_open = (int)241L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_perf_event_open 241
+     * }
+     */
+    public static int __NR_perf_event_open() {
+        return __NR_perf_event_open;
+    }
     private static final int KVM_REG_ARM_STD_BIT_TRNG_V1_0 = (int)0L;
     /**
      * {@snippet lang=c :
@@ -4153,6 +4171,1059 @@ public class KvmArm64 extends KvmArm64$shared {
      */
     public static int KVM_DEV_TYPE_MAX() {
         return KVM_DEV_TYPE_MAX;
+    }
+    private static final int PERF_TYPE_HARDWARE = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_type_id.PERF_TYPE_HARDWARE = 0
+     * }
+     */
+    public static int PERF_TYPE_HARDWARE() {
+        return PERF_TYPE_HARDWARE;
+    }
+    private static final int PERF_TYPE_SOFTWARE = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_type_id.PERF_TYPE_SOFTWARE = 1
+     * }
+     */
+    public static int PERF_TYPE_SOFTWARE() {
+        return PERF_TYPE_SOFTWARE;
+    }
+    private static final int PERF_TYPE_TRACEPOINT = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_type_id.PERF_TYPE_TRACEPOINT = 2
+     * }
+     */
+    public static int PERF_TYPE_TRACEPOINT() {
+        return PERF_TYPE_TRACEPOINT;
+    }
+    private static final int PERF_TYPE_HW_CACHE = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_type_id.PERF_TYPE_HW_CACHE = 3
+     * }
+     */
+    public static int PERF_TYPE_HW_CACHE() {
+        return PERF_TYPE_HW_CACHE;
+    }
+    private static final int PERF_TYPE_RAW = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_type_id.PERF_TYPE_RAW = 4
+     * }
+     */
+    public static int PERF_TYPE_RAW() {
+        return PERF_TYPE_RAW;
+    }
+    private static final int PERF_TYPE_BREAKPOINT = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_type_id.PERF_TYPE_BREAKPOINT = 5
+     * }
+     */
+    public static int PERF_TYPE_BREAKPOINT() {
+        return PERF_TYPE_BREAKPOINT;
+    }
+    private static final int PERF_TYPE_MAX = (int)6L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_type_id.PERF_TYPE_MAX = 6
+     * }
+     */
+    public static int PERF_TYPE_MAX() {
+        return PERF_TYPE_MAX;
+    }
+    private static final int PERF_COUNT_SW_CPU_CLOCK = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_CPU_CLOCK = 0
+     * }
+     */
+    public static int PERF_COUNT_SW_CPU_CLOCK() {
+        return PERF_COUNT_SW_CPU_CLOCK;
+    }
+    private static final int PERF_COUNT_SW_TASK_CLOCK = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_TASK_CLOCK = 1
+     * }
+     */
+    public static int PERF_COUNT_SW_TASK_CLOCK() {
+        return PERF_COUNT_SW_TASK_CLOCK;
+    }
+    private static final int PERF_COUNT_SW_PAGE_FAULTS = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_PAGE_FAULTS = 2
+     * }
+     */
+    public static int PERF_COUNT_SW_PAGE_FAULTS() {
+        return PERF_COUNT_SW_PAGE_FAULTS;
+    }
+    private static final int PERF_COUNT_SW_CONTEXT_SWITCHES = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_CONTEXT_SWITCHES = 3
+     * }
+     */
+    public static int PERF_COUNT_SW_CONTEXT_SWITCHES() {
+        return PERF_COUNT_SW_CONTEXT_SWITCHES;
+    }
+    private static final int PERF_COUNT_SW_CPU_MIGRATIONS = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_CPU_MIGRATIONS = 4
+     * }
+     */
+    public static int PERF_COUNT_SW_CPU_MIGRATIONS() {
+        return PERF_COUNT_SW_CPU_MIGRATIONS;
+    }
+    private static final int PERF_COUNT_SW_PAGE_FAULTS_MIN = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_PAGE_FAULTS_MIN = 5
+     * }
+     */
+    public static int PERF_COUNT_SW_PAGE_FAULTS_MIN() {
+        return PERF_COUNT_SW_PAGE_FAULTS_MIN;
+    }
+    private static final int PERF_COUNT_SW_PAGE_FAULTS_MAJ = (int)6L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_PAGE_FAULTS_MAJ = 6
+     * }
+     */
+    public static int PERF_COUNT_SW_PAGE_FAULTS_MAJ() {
+        return PERF_COUNT_SW_PAGE_FAULTS_MAJ;
+    }
+    private static final int PERF_COUNT_SW_ALIGNMENT_FAULTS = (int)7L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_ALIGNMENT_FAULTS = 7
+     * }
+     */
+    public static int PERF_COUNT_SW_ALIGNMENT_FAULTS() {
+        return PERF_COUNT_SW_ALIGNMENT_FAULTS;
+    }
+    private static final int PERF_COUNT_SW_EMULATION_FAULTS = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_EMULATION_FAULTS = 8
+     * }
+     */
+    public static int PERF_COUNT_SW_EMULATION_FAULTS() {
+        return PERF_COUNT_SW_EMULATION_FAULTS;
+    }
+    private static final int PERF_COUNT_SW_DUMMY = (int)9L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_DUMMY = 9
+     * }
+     */
+    public static int PERF_COUNT_SW_DUMMY() {
+        return PERF_COUNT_SW_DUMMY;
+    }
+    private static final int PERF_COUNT_SW_BPF_OUTPUT = (int)10L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_BPF_OUTPUT = 10
+     * }
+     */
+    public static int PERF_COUNT_SW_BPF_OUTPUT() {
+        return PERF_COUNT_SW_BPF_OUTPUT;
+    }
+    private static final int PERF_COUNT_SW_CGROUP_SWITCHES = (int)11L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_CGROUP_SWITCHES = 11
+     * }
+     */
+    public static int PERF_COUNT_SW_CGROUP_SWITCHES() {
+        return PERF_COUNT_SW_CGROUP_SWITCHES;
+    }
+    private static final int PERF_COUNT_SW_MAX = (int)12L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sw_ids.PERF_COUNT_SW_MAX = 12
+     * }
+     */
+    public static int PERF_COUNT_SW_MAX() {
+        return PERF_COUNT_SW_MAX;
+    }
+    private static final int PERF_SAMPLE_IP = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_IP = 1
+     * }
+     */
+    public static int PERF_SAMPLE_IP() {
+        return PERF_SAMPLE_IP;
+    }
+    private static final int PERF_SAMPLE_TID = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_TID = 2
+     * }
+     */
+    public static int PERF_SAMPLE_TID() {
+        return PERF_SAMPLE_TID;
+    }
+    private static final int PERF_SAMPLE_TIME = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_TIME = 4
+     * }
+     */
+    public static int PERF_SAMPLE_TIME() {
+        return PERF_SAMPLE_TIME;
+    }
+    private static final int PERF_SAMPLE_ADDR = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_ADDR = 8
+     * }
+     */
+    public static int PERF_SAMPLE_ADDR() {
+        return PERF_SAMPLE_ADDR;
+    }
+    private static final int PERF_SAMPLE_READ = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_READ = 16
+     * }
+     */
+    public static int PERF_SAMPLE_READ() {
+        return PERF_SAMPLE_READ;
+    }
+    private static final int PERF_SAMPLE_CALLCHAIN = (int)32L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_CALLCHAIN = 32
+     * }
+     */
+    public static int PERF_SAMPLE_CALLCHAIN() {
+        return PERF_SAMPLE_CALLCHAIN;
+    }
+    private static final int PERF_SAMPLE_ID = (int)64L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_ID = 64
+     * }
+     */
+    public static int PERF_SAMPLE_ID() {
+        return PERF_SAMPLE_ID;
+    }
+    private static final int PERF_SAMPLE_CPU = (int)128L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_CPU = 128
+     * }
+     */
+    public static int PERF_SAMPLE_CPU() {
+        return PERF_SAMPLE_CPU;
+    }
+    private static final int PERF_SAMPLE_PERIOD = (int)256L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_PERIOD = 256
+     * }
+     */
+    public static int PERF_SAMPLE_PERIOD() {
+        return PERF_SAMPLE_PERIOD;
+    }
+    private static final int PERF_SAMPLE_STREAM_ID = (int)512L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_STREAM_ID = 512
+     * }
+     */
+    public static int PERF_SAMPLE_STREAM_ID() {
+        return PERF_SAMPLE_STREAM_ID;
+    }
+    private static final int PERF_SAMPLE_RAW = (int)1024L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_RAW = 1024
+     * }
+     */
+    public static int PERF_SAMPLE_RAW() {
+        return PERF_SAMPLE_RAW;
+    }
+    private static final int PERF_SAMPLE_BRANCH_STACK = (int)2048L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_BRANCH_STACK = 2048
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_STACK() {
+        return PERF_SAMPLE_BRANCH_STACK;
+    }
+    private static final int PERF_SAMPLE_REGS_USER = (int)4096L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_REGS_USER = 4096
+     * }
+     */
+    public static int PERF_SAMPLE_REGS_USER() {
+        return PERF_SAMPLE_REGS_USER;
+    }
+    private static final int PERF_SAMPLE_STACK_USER = (int)8192L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_STACK_USER = 8192
+     * }
+     */
+    public static int PERF_SAMPLE_STACK_USER() {
+        return PERF_SAMPLE_STACK_USER;
+    }
+    private static final int PERF_SAMPLE_WEIGHT = (int)16384L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_WEIGHT = 16384
+     * }
+     */
+    public static int PERF_SAMPLE_WEIGHT() {
+        return PERF_SAMPLE_WEIGHT;
+    }
+    private static final int PERF_SAMPLE_DATA_SRC = (int)32768L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_DATA_SRC = 32768
+     * }
+     */
+    public static int PERF_SAMPLE_DATA_SRC() {
+        return PERF_SAMPLE_DATA_SRC;
+    }
+    private static final int PERF_SAMPLE_IDENTIFIER = (int)65536L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_IDENTIFIER = 65536
+     * }
+     */
+    public static int PERF_SAMPLE_IDENTIFIER() {
+        return PERF_SAMPLE_IDENTIFIER;
+    }
+    private static final int PERF_SAMPLE_TRANSACTION = (int)131072L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_TRANSACTION = 131072
+     * }
+     */
+    public static int PERF_SAMPLE_TRANSACTION() {
+        return PERF_SAMPLE_TRANSACTION;
+    }
+    private static final int PERF_SAMPLE_REGS_INTR = (int)262144L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_REGS_INTR = 262144
+     * }
+     */
+    public static int PERF_SAMPLE_REGS_INTR() {
+        return PERF_SAMPLE_REGS_INTR;
+    }
+    private static final int PERF_SAMPLE_PHYS_ADDR = (int)524288L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_PHYS_ADDR = 524288
+     * }
+     */
+    public static int PERF_SAMPLE_PHYS_ADDR() {
+        return PERF_SAMPLE_PHYS_ADDR;
+    }
+    private static final int PERF_SAMPLE_AUX = (int)1048576L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_AUX = 1048576
+     * }
+     */
+    public static int PERF_SAMPLE_AUX() {
+        return PERF_SAMPLE_AUX;
+    }
+    private static final int PERF_SAMPLE_CGROUP = (int)2097152L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_CGROUP = 2097152
+     * }
+     */
+    public static int PERF_SAMPLE_CGROUP() {
+        return PERF_SAMPLE_CGROUP;
+    }
+    private static final int PERF_SAMPLE_DATA_PAGE_SIZE = (int)4194304L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_DATA_PAGE_SIZE = 4194304
+     * }
+     */
+    public static int PERF_SAMPLE_DATA_PAGE_SIZE() {
+        return PERF_SAMPLE_DATA_PAGE_SIZE;
+    }
+    private static final int PERF_SAMPLE_CODE_PAGE_SIZE = (int)8388608L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_CODE_PAGE_SIZE = 8388608
+     * }
+     */
+    public static int PERF_SAMPLE_CODE_PAGE_SIZE() {
+        return PERF_SAMPLE_CODE_PAGE_SIZE;
+    }
+    private static final int PERF_SAMPLE_WEIGHT_STRUCT = (int)16777216L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_WEIGHT_STRUCT = 16777216
+     * }
+     */
+    public static int PERF_SAMPLE_WEIGHT_STRUCT() {
+        return PERF_SAMPLE_WEIGHT_STRUCT;
+    }
+    private static final int PERF_SAMPLE_MAX = (int)33554432L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_sample_format.PERF_SAMPLE_MAX = 33554432
+     * }
+     */
+    public static int PERF_SAMPLE_MAX() {
+        return PERF_SAMPLE_MAX;
+    }
+    private static final int PERF_SAMPLE_BRANCH_USER_SHIFT = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_USER_SHIFT = 0
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_USER_SHIFT() {
+        return PERF_SAMPLE_BRANCH_USER_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_KERNEL_SHIFT = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_KERNEL_SHIFT = 1
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_KERNEL_SHIFT() {
+        return PERF_SAMPLE_BRANCH_KERNEL_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_HV_SHIFT = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_HV_SHIFT = 2
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_HV_SHIFT() {
+        return PERF_SAMPLE_BRANCH_HV_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_ANY_SHIFT = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_ANY_SHIFT = 3
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_ANY_SHIFT() {
+        return PERF_SAMPLE_BRANCH_ANY_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_ANY_CALL_SHIFT = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_ANY_CALL_SHIFT = 4
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_ANY_CALL_SHIFT() {
+        return PERF_SAMPLE_BRANCH_ANY_CALL_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_ANY_RETURN_SHIFT = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_ANY_RETURN_SHIFT = 5
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_ANY_RETURN_SHIFT() {
+        return PERF_SAMPLE_BRANCH_ANY_RETURN_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_IND_CALL_SHIFT = (int)6L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_IND_CALL_SHIFT = 6
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_IND_CALL_SHIFT() {
+        return PERF_SAMPLE_BRANCH_IND_CALL_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_ABORT_TX_SHIFT = (int)7L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_ABORT_TX_SHIFT = 7
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_ABORT_TX_SHIFT() {
+        return PERF_SAMPLE_BRANCH_ABORT_TX_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_IN_TX_SHIFT = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_IN_TX_SHIFT = 8
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_IN_TX_SHIFT() {
+        return PERF_SAMPLE_BRANCH_IN_TX_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_NO_TX_SHIFT = (int)9L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_NO_TX_SHIFT = 9
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_NO_TX_SHIFT() {
+        return PERF_SAMPLE_BRANCH_NO_TX_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_COND_SHIFT = (int)10L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_COND_SHIFT = 10
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_COND_SHIFT() {
+        return PERF_SAMPLE_BRANCH_COND_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_CALL_STACK_SHIFT = (int)11L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_CALL_STACK_SHIFT = 11
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_CALL_STACK_SHIFT() {
+        return PERF_SAMPLE_BRANCH_CALL_STACK_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_IND_JUMP_SHIFT = (int)12L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_IND_JUMP_SHIFT = 12
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_IND_JUMP_SHIFT() {
+        return PERF_SAMPLE_BRANCH_IND_JUMP_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_CALL_SHIFT = (int)13L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_CALL_SHIFT = 13
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_CALL_SHIFT() {
+        return PERF_SAMPLE_BRANCH_CALL_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_NO_FLAGS_SHIFT = (int)14L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_NO_FLAGS_SHIFT = 14
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_NO_FLAGS_SHIFT() {
+        return PERF_SAMPLE_BRANCH_NO_FLAGS_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_NO_CYCLES_SHIFT = (int)15L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_NO_CYCLES_SHIFT = 15
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_NO_CYCLES_SHIFT() {
+        return PERF_SAMPLE_BRANCH_NO_CYCLES_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_TYPE_SAVE_SHIFT = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_TYPE_SAVE_SHIFT = 16
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_TYPE_SAVE_SHIFT() {
+        return PERF_SAMPLE_BRANCH_TYPE_SAVE_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_HW_INDEX_SHIFT = (int)17L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_HW_INDEX_SHIFT = 17
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_HW_INDEX_SHIFT() {
+        return PERF_SAMPLE_BRANCH_HW_INDEX_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_PRIV_SAVE_SHIFT = (int)18L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_PRIV_SAVE_SHIFT = 18
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_PRIV_SAVE_SHIFT() {
+        return PERF_SAMPLE_BRANCH_PRIV_SAVE_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_COUNTERS_SHIFT = (int)19L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_COUNTERS_SHIFT = 19
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_COUNTERS_SHIFT() {
+        return PERF_SAMPLE_BRANCH_COUNTERS_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_MAX_SHIFT = (int)20L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type_shift.PERF_SAMPLE_BRANCH_MAX_SHIFT = 20
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_MAX_SHIFT() {
+        return PERF_SAMPLE_BRANCH_MAX_SHIFT;
+    }
+    private static final int PERF_SAMPLE_BRANCH_USER = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_USER = 1
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_USER() {
+        return PERF_SAMPLE_BRANCH_USER;
+    }
+    private static final int PERF_SAMPLE_BRANCH_KERNEL = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_KERNEL = 2
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_KERNEL() {
+        return PERF_SAMPLE_BRANCH_KERNEL;
+    }
+    private static final int PERF_SAMPLE_BRANCH_HV = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_HV = 4
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_HV() {
+        return PERF_SAMPLE_BRANCH_HV;
+    }
+    private static final int PERF_SAMPLE_BRANCH_ANY = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_ANY = 8
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_ANY() {
+        return PERF_SAMPLE_BRANCH_ANY;
+    }
+    private static final int PERF_SAMPLE_BRANCH_ANY_CALL = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_ANY_CALL = 16
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_ANY_CALL() {
+        return PERF_SAMPLE_BRANCH_ANY_CALL;
+    }
+    private static final int PERF_SAMPLE_BRANCH_ANY_RETURN = (int)32L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_ANY_RETURN = 32
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_ANY_RETURN() {
+        return PERF_SAMPLE_BRANCH_ANY_RETURN;
+    }
+    private static final int PERF_SAMPLE_BRANCH_IND_CALL = (int)64L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_IND_CALL = 64
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_IND_CALL() {
+        return PERF_SAMPLE_BRANCH_IND_CALL;
+    }
+    private static final int PERF_SAMPLE_BRANCH_ABORT_TX = (int)128L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_ABORT_TX = 128
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_ABORT_TX() {
+        return PERF_SAMPLE_BRANCH_ABORT_TX;
+    }
+    private static final int PERF_SAMPLE_BRANCH_IN_TX = (int)256L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_IN_TX = 256
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_IN_TX() {
+        return PERF_SAMPLE_BRANCH_IN_TX;
+    }
+    private static final int PERF_SAMPLE_BRANCH_NO_TX = (int)512L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_NO_TX = 512
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_NO_TX() {
+        return PERF_SAMPLE_BRANCH_NO_TX;
+    }
+    private static final int PERF_SAMPLE_BRANCH_COND = (int)1024L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_COND = 1024
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_COND() {
+        return PERF_SAMPLE_BRANCH_COND;
+    }
+    private static final int PERF_SAMPLE_BRANCH_CALL_STACK = (int)2048L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_CALL_STACK = 2048
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_CALL_STACK() {
+        return PERF_SAMPLE_BRANCH_CALL_STACK;
+    }
+    private static final int PERF_SAMPLE_BRANCH_IND_JUMP = (int)4096L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_IND_JUMP = 4096
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_IND_JUMP() {
+        return PERF_SAMPLE_BRANCH_IND_JUMP;
+    }
+    private static final int PERF_SAMPLE_BRANCH_CALL = (int)8192L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_CALL = 8192
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_CALL() {
+        return PERF_SAMPLE_BRANCH_CALL;
+    }
+    private static final int PERF_SAMPLE_BRANCH_NO_FLAGS = (int)16384L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_NO_FLAGS = 16384
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_NO_FLAGS() {
+        return PERF_SAMPLE_BRANCH_NO_FLAGS;
+    }
+    private static final int PERF_SAMPLE_BRANCH_NO_CYCLES = (int)32768L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_NO_CYCLES = 32768
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_NO_CYCLES() {
+        return PERF_SAMPLE_BRANCH_NO_CYCLES;
+    }
+    private static final int PERF_SAMPLE_BRANCH_TYPE_SAVE = (int)65536L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_TYPE_SAVE = 65536
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_TYPE_SAVE() {
+        return PERF_SAMPLE_BRANCH_TYPE_SAVE;
+    }
+    private static final int PERF_SAMPLE_BRANCH_HW_INDEX = (int)131072L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_HW_INDEX = 131072
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_HW_INDEX() {
+        return PERF_SAMPLE_BRANCH_HW_INDEX;
+    }
+    private static final int PERF_SAMPLE_BRANCH_PRIV_SAVE = (int)262144L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_PRIV_SAVE = 262144
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_PRIV_SAVE() {
+        return PERF_SAMPLE_BRANCH_PRIV_SAVE;
+    }
+    private static final int PERF_SAMPLE_BRANCH_COUNTERS = (int)524288L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_COUNTERS = 524288
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_COUNTERS() {
+        return PERF_SAMPLE_BRANCH_COUNTERS;
+    }
+    private static final int PERF_SAMPLE_BRANCH_MAX = (int)1048576L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_branch_sample_type.PERF_SAMPLE_BRANCH_MAX = 1048576
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_MAX() {
+        return PERF_SAMPLE_BRANCH_MAX;
+    }
+    private static final int PERF_SAMPLE_REGS_ABI_NONE = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sample_regs_abi.PERF_SAMPLE_REGS_ABI_NONE = 0
+     * }
+     */
+    public static int PERF_SAMPLE_REGS_ABI_NONE() {
+        return PERF_SAMPLE_REGS_ABI_NONE;
+    }
+    private static final int PERF_SAMPLE_REGS_ABI_32 = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sample_regs_abi.PERF_SAMPLE_REGS_ABI_32 = 1
+     * }
+     */
+    public static int PERF_SAMPLE_REGS_ABI_32() {
+        return PERF_SAMPLE_REGS_ABI_32;
+    }
+    private static final int PERF_SAMPLE_REGS_ABI_64 = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_sample_regs_abi.PERF_SAMPLE_REGS_ABI_64 = 2
+     * }
+     */
+    public static int PERF_SAMPLE_REGS_ABI_64() {
+        return PERF_SAMPLE_REGS_ABI_64;
+    }
+    private static final int PERF_RECORD_MMAP = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_MMAP = 1
+     * }
+     */
+    public static int PERF_RECORD_MMAP() {
+        return PERF_RECORD_MMAP;
+    }
+    private static final int PERF_RECORD_LOST = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_LOST = 2
+     * }
+     */
+    public static int PERF_RECORD_LOST() {
+        return PERF_RECORD_LOST;
+    }
+    private static final int PERF_RECORD_COMM = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_COMM = 3
+     * }
+     */
+    public static int PERF_RECORD_COMM() {
+        return PERF_RECORD_COMM;
+    }
+    private static final int PERF_RECORD_EXIT = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_EXIT = 4
+     * }
+     */
+    public static int PERF_RECORD_EXIT() {
+        return PERF_RECORD_EXIT;
+    }
+    private static final int PERF_RECORD_THROTTLE = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_THROTTLE = 5
+     * }
+     */
+    public static int PERF_RECORD_THROTTLE() {
+        return PERF_RECORD_THROTTLE;
+    }
+    private static final int PERF_RECORD_UNTHROTTLE = (int)6L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_UNTHROTTLE = 6
+     * }
+     */
+    public static int PERF_RECORD_UNTHROTTLE() {
+        return PERF_RECORD_UNTHROTTLE;
+    }
+    private static final int PERF_RECORD_FORK = (int)7L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_FORK = 7
+     * }
+     */
+    public static int PERF_RECORD_FORK() {
+        return PERF_RECORD_FORK;
+    }
+    private static final int PERF_RECORD_READ = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_READ = 8
+     * }
+     */
+    public static int PERF_RECORD_READ() {
+        return PERF_RECORD_READ;
+    }
+    private static final int PERF_RECORD_SAMPLE = (int)9L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_SAMPLE = 9
+     * }
+     */
+    public static int PERF_RECORD_SAMPLE() {
+        return PERF_RECORD_SAMPLE;
+    }
+    private static final int PERF_RECORD_MMAP2 = (int)10L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_MMAP2 = 10
+     * }
+     */
+    public static int PERF_RECORD_MMAP2() {
+        return PERF_RECORD_MMAP2;
+    }
+    private static final int PERF_RECORD_AUX = (int)11L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_AUX = 11
+     * }
+     */
+    public static int PERF_RECORD_AUX() {
+        return PERF_RECORD_AUX;
+    }
+    private static final int PERF_RECORD_ITRACE_START = (int)12L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_ITRACE_START = 12
+     * }
+     */
+    public static int PERF_RECORD_ITRACE_START() {
+        return PERF_RECORD_ITRACE_START;
+    }
+    private static final int PERF_RECORD_LOST_SAMPLES = (int)13L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_LOST_SAMPLES = 13
+     * }
+     */
+    public static int PERF_RECORD_LOST_SAMPLES() {
+        return PERF_RECORD_LOST_SAMPLES;
+    }
+    private static final int PERF_RECORD_SWITCH = (int)14L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_SWITCH = 14
+     * }
+     */
+    public static int PERF_RECORD_SWITCH() {
+        return PERF_RECORD_SWITCH;
+    }
+    private static final int PERF_RECORD_SWITCH_CPU_WIDE = (int)15L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_SWITCH_CPU_WIDE = 15
+     * }
+     */
+    public static int PERF_RECORD_SWITCH_CPU_WIDE() {
+        return PERF_RECORD_SWITCH_CPU_WIDE;
+    }
+    private static final int PERF_RECORD_NAMESPACES = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_NAMESPACES = 16
+     * }
+     */
+    public static int PERF_RECORD_NAMESPACES() {
+        return PERF_RECORD_NAMESPACES;
+    }
+    private static final int PERF_RECORD_KSYMBOL = (int)17L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_KSYMBOL = 17
+     * }
+     */
+    public static int PERF_RECORD_KSYMBOL() {
+        return PERF_RECORD_KSYMBOL;
+    }
+    private static final int PERF_RECORD_BPF_EVENT = (int)18L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_BPF_EVENT = 18
+     * }
+     */
+    public static int PERF_RECORD_BPF_EVENT() {
+        return PERF_RECORD_BPF_EVENT;
+    }
+    private static final int PERF_RECORD_CGROUP = (int)19L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_CGROUP = 19
+     * }
+     */
+    public static int PERF_RECORD_CGROUP() {
+        return PERF_RECORD_CGROUP;
+    }
+    private static final int PERF_RECORD_TEXT_POKE = (int)20L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_TEXT_POKE = 20
+     * }
+     */
+    public static int PERF_RECORD_TEXT_POKE() {
+        return PERF_RECORD_TEXT_POKE;
+    }
+    private static final int PERF_RECORD_AUX_OUTPUT_HW_ID = (int)21L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_AUX_OUTPUT_HW_ID = 21
+     * }
+     */
+    public static int PERF_RECORD_AUX_OUTPUT_HW_ID() {
+        return PERF_RECORD_AUX_OUTPUT_HW_ID;
+    }
+    private static final int PERF_RECORD_MAX = (int)22L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_event_type.PERF_RECORD_MAX = 22
+     * }
+     */
+    public static int PERF_RECORD_MAX() {
+        return PERF_RECORD_MAX;
+    }
+    private static final int PERF_RECORD_KSYMBOL_TYPE_UNKNOWN = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_record_ksymbol_type.PERF_RECORD_KSYMBOL_TYPE_UNKNOWN = 0
+     * }
+     */
+    public static int PERF_RECORD_KSYMBOL_TYPE_UNKNOWN() {
+        return PERF_RECORD_KSYMBOL_TYPE_UNKNOWN;
+    }
+    private static final int PERF_RECORD_KSYMBOL_TYPE_BPF = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_record_ksymbol_type.PERF_RECORD_KSYMBOL_TYPE_BPF = 1
+     * }
+     */
+    public static int PERF_RECORD_KSYMBOL_TYPE_BPF() {
+        return PERF_RECORD_KSYMBOL_TYPE_BPF;
+    }
+    private static final int PERF_RECORD_KSYMBOL_TYPE_OOL = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_record_ksymbol_type.PERF_RECORD_KSYMBOL_TYPE_OOL = 2
+     * }
+     */
+    public static int PERF_RECORD_KSYMBOL_TYPE_OOL() {
+        return PERF_RECORD_KSYMBOL_TYPE_OOL;
+    }
+    private static final int PERF_RECORD_KSYMBOL_TYPE_MAX = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum perf_record_ksymbol_type.PERF_RECORD_KSYMBOL_TYPE_MAX = 3
+     * }
+     */
+    public static int PERF_RECORD_KSYMBOL_TYPE_MAX() {
+        return PERF_RECORD_KSYMBOL_TYPE_MAX;
     }
     private static final int PSCI_0_2_FN_BASE = (int)2214592512L;
     /**
@@ -6124,6 +7195,402 @@ public class KvmArm64 extends KvmArm64$shared {
      */
     public static int JKVM_ARM64_PSTATE_EL1H_DAIF() {
         return JKVM_ARM64_PSTATE_EL1H_DAIF;
+    }
+    private static final int PERF_SAMPLE_WEIGHT_TYPE = (int)16793600L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_SAMPLE_WEIGHT_TYPE 16793600
+     * }
+     */
+    public static int PERF_SAMPLE_WEIGHT_TYPE() {
+        return PERF_SAMPLE_WEIGHT_TYPE;
+    }
+    private static final int PERF_SAMPLE_BRANCH_PLM_ALL = (int)7L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_SAMPLE_BRANCH_PLM_ALL 7
+     * }
+     */
+    public static int PERF_SAMPLE_BRANCH_PLM_ALL() {
+        return PERF_SAMPLE_BRANCH_PLM_ALL;
+    }
+    private static final int PERF_EVENT_IOC_ENABLE = (int)9216L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_EVENT_IOC_ENABLE 9216
+     * }
+     */
+    public static int PERF_EVENT_IOC_ENABLE() {
+        return PERF_EVENT_IOC_ENABLE;
+    }
+    private static final int PERF_EVENT_IOC_DISABLE = (int)9217L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_EVENT_IOC_DISABLE 9217
+     * }
+     */
+    public static int PERF_EVENT_IOC_DISABLE() {
+        return PERF_EVENT_IOC_DISABLE;
+    }
+    private static final int PERF_EVENT_IOC_RESET = (int)9219L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_EVENT_IOC_RESET 9219
+     * }
+     */
+    public static int PERF_EVENT_IOC_RESET() {
+        return PERF_EVENT_IOC_RESET;
+    }
+    private static final int PERF_RECORD_MISC_CPUMODE_MASK = (int)7L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_CPUMODE_MASK 7
+     * }
+     */
+    public static int PERF_RECORD_MISC_CPUMODE_MASK() {
+        return PERF_RECORD_MISC_CPUMODE_MASK;
+    }
+    private static final int PERF_RECORD_MISC_CPUMODE_UNKNOWN = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_CPUMODE_UNKNOWN 0
+     * }
+     */
+    public static int PERF_RECORD_MISC_CPUMODE_UNKNOWN() {
+        return PERF_RECORD_MISC_CPUMODE_UNKNOWN;
+    }
+    private static final int PERF_RECORD_MISC_KERNEL = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_KERNEL 1
+     * }
+     */
+    public static int PERF_RECORD_MISC_KERNEL() {
+        return PERF_RECORD_MISC_KERNEL;
+    }
+    private static final int PERF_RECORD_MISC_USER = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_USER 2
+     * }
+     */
+    public static int PERF_RECORD_MISC_USER() {
+        return PERF_RECORD_MISC_USER;
+    }
+    private static final int PERF_RECORD_MISC_HYPERVISOR = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_HYPERVISOR 3
+     * }
+     */
+    public static int PERF_RECORD_MISC_HYPERVISOR() {
+        return PERF_RECORD_MISC_HYPERVISOR;
+    }
+    private static final int PERF_RECORD_MISC_GUEST_KERNEL = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_GUEST_KERNEL 4
+     * }
+     */
+    public static int PERF_RECORD_MISC_GUEST_KERNEL() {
+        return PERF_RECORD_MISC_GUEST_KERNEL;
+    }
+    private static final int PERF_RECORD_MISC_GUEST_USER = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_GUEST_USER 5
+     * }
+     */
+    public static int PERF_RECORD_MISC_GUEST_USER() {
+        return PERF_RECORD_MISC_GUEST_USER;
+    }
+    private static final int PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT = (int)4096L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT 4096
+     * }
+     */
+    public static int PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT() {
+        return PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT;
+    }
+    private static final int PERF_RECORD_MISC_MMAP_DATA = (int)8192L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_MMAP_DATA 8192
+     * }
+     */
+    public static int PERF_RECORD_MISC_MMAP_DATA() {
+        return PERF_RECORD_MISC_MMAP_DATA;
+    }
+    private static final int PERF_RECORD_MISC_COMM_EXEC = (int)8192L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_COMM_EXEC 8192
+     * }
+     */
+    public static int PERF_RECORD_MISC_COMM_EXEC() {
+        return PERF_RECORD_MISC_COMM_EXEC;
+    }
+    private static final int PERF_RECORD_MISC_FORK_EXEC = (int)8192L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_FORK_EXEC 8192
+     * }
+     */
+    public static int PERF_RECORD_MISC_FORK_EXEC() {
+        return PERF_RECORD_MISC_FORK_EXEC;
+    }
+    private static final int PERF_RECORD_MISC_SWITCH_OUT = (int)8192L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_SWITCH_OUT 8192
+     * }
+     */
+    public static int PERF_RECORD_MISC_SWITCH_OUT() {
+        return PERF_RECORD_MISC_SWITCH_OUT;
+    }
+    private static final int PERF_RECORD_MISC_EXACT_IP = (int)16384L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_EXACT_IP 16384
+     * }
+     */
+    public static int PERF_RECORD_MISC_EXACT_IP() {
+        return PERF_RECORD_MISC_EXACT_IP;
+    }
+    private static final int PERF_RECORD_MISC_SWITCH_OUT_PREEMPT = (int)16384L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT 16384
+     * }
+     */
+    public static int PERF_RECORD_MISC_SWITCH_OUT_PREEMPT() {
+        return PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+    }
+    private static final int PERF_RECORD_MISC_MMAP_BUILD_ID = (int)16384L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_MMAP_BUILD_ID 16384
+     * }
+     */
+    public static int PERF_RECORD_MISC_MMAP_BUILD_ID() {
+        return PERF_RECORD_MISC_MMAP_BUILD_ID;
+    }
+    private static final int PERF_RECORD_MISC_EXT_RESERVED = (int)32768L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_MISC_EXT_RESERVED 32768
+     * }
+     */
+    public static int PERF_RECORD_MISC_EXT_RESERVED() {
+        return PERF_RECORD_MISC_EXT_RESERVED;
+    }
+    private static final int PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER 1
+     * }
+     */
+    public static int PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER() {
+        return PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER;
+    }
+    private static final long PERF_FLAG_FD_NO_GROUP = 1L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_FLAG_FD_NO_GROUP 1
+     * }
+     */
+    public static long PERF_FLAG_FD_NO_GROUP() {
+        return PERF_FLAG_FD_NO_GROUP;
+    }
+    private static final long PERF_FLAG_FD_OUTPUT = 2L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_FLAG_FD_OUTPUT 2
+     * }
+     */
+    public static long PERF_FLAG_FD_OUTPUT() {
+        return PERF_FLAG_FD_OUTPUT;
+    }
+    private static final long PERF_FLAG_PID_CGROUP = 4L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_FLAG_PID_CGROUP 4
+     * }
+     */
+    public static long PERF_FLAG_PID_CGROUP() {
+        return PERF_FLAG_PID_CGROUP;
+    }
+    private static final long PERF_FLAG_FD_CLOEXEC = 8L;
+    /**
+     * {@snippet lang=c :
+     * #define PERF_FLAG_FD_CLOEXEC 8
+     * }
+     */
+    public static long PERF_FLAG_FD_CLOEXEC() {
+        return PERF_FLAG_FD_CLOEXEC;
+    }
+    private static final long JKVM_PERF_ATTR_FLAGS_OFFSET = 40L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAGS_OFFSET 40
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAGS_OFFSET() {
+        return JKVM_PERF_ATTR_FLAGS_OFFSET;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_DISABLED = 1L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_DISABLED 1
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_DISABLED() {
+        return JKVM_PERF_ATTR_FLAG_DISABLED;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_INHERIT = 2L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_INHERIT 2
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_INHERIT() {
+        return JKVM_PERF_ATTR_FLAG_INHERIT;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_PINNED = 4L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_PINNED 4
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_PINNED() {
+        return JKVM_PERF_ATTR_FLAG_PINNED;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_EXCLUSIVE = 8L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_EXCLUSIVE 8
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_EXCLUSIVE() {
+        return JKVM_PERF_ATTR_FLAG_EXCLUSIVE;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_EXCLUDE_USER = 16L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_EXCLUDE_USER 16
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_EXCLUDE_USER() {
+        return JKVM_PERF_ATTR_FLAG_EXCLUDE_USER;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_EXCLUDE_KERNEL = 32L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_EXCLUDE_KERNEL 32
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_EXCLUDE_KERNEL() {
+        return JKVM_PERF_ATTR_FLAG_EXCLUDE_KERNEL;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_EXCLUDE_HV = 64L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_EXCLUDE_HV 64
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_EXCLUDE_HV() {
+        return JKVM_PERF_ATTR_FLAG_EXCLUDE_HV;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_EXCLUDE_IDLE = 128L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_EXCLUDE_IDLE 128
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_EXCLUDE_IDLE() {
+        return JKVM_PERF_ATTR_FLAG_EXCLUDE_IDLE;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_WATERMARK = 16384L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_WATERMARK 16384
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_WATERMARK() {
+        return JKVM_PERF_ATTR_FLAG_WATERMARK;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_SAMPLE_ID_ALL = 262144L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_SAMPLE_ID_ALL 262144
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_SAMPLE_ID_ALL() {
+        return JKVM_PERF_ATTR_FLAG_SAMPLE_ID_ALL;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_EXCLUDE_HOST = 524288L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_EXCLUDE_HOST 524288
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_EXCLUDE_HOST() {
+        return JKVM_PERF_ATTR_FLAG_EXCLUDE_HOST;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_EXCLUDE_GUEST = 1048576L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_EXCLUDE_GUEST 1048576
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_EXCLUDE_GUEST() {
+        return JKVM_PERF_ATTR_FLAG_EXCLUDE_GUEST;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_USE_CLOCKID = 33554432L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_USE_CLOCKID 33554432
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_USE_CLOCKID() {
+        return JKVM_PERF_ATTR_FLAG_USE_CLOCKID;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_CONTEXT_SWITCH = 67108864L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_CONTEXT_SWITCH 67108864
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_CONTEXT_SWITCH() {
+        return JKVM_PERF_ATTR_FLAG_CONTEXT_SWITCH;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_WRITE_BACKWARD = 134217728L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_WRITE_BACKWARD 134217728
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_WRITE_BACKWARD() {
+        return JKVM_PERF_ATTR_FLAG_WRITE_BACKWARD;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_INHERIT_THREAD = 34359738368L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_INHERIT_THREAD 34359738368
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_INHERIT_THREAD() {
+        return JKVM_PERF_ATTR_FLAG_INHERIT_THREAD;
+    }
+    private static final long JKVM_PERF_ATTR_FLAG_REMOVE_ON_EXEC = 68719476736L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_PERF_ATTR_FLAG_REMOVE_ON_EXEC 68719476736
+     * }
+     */
+    public static long JKVM_PERF_ATTR_FLAG_REMOVE_ON_EXEC() {
+        return JKVM_PERF_ATTR_FLAG_REMOVE_ON_EXEC;
     }
 }
 

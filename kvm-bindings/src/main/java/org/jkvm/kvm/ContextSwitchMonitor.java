@@ -1,0 +1,384 @@
+package org.jkvm.kvm;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * Tells when host threads (vCPU threads) are scheduled out and back in, from the kernel's own
+ * context-switch records: one perf event per thread ({@code perf_event_open(2)}: software
+ * event {@code PERF_COUNT_SW_DUMMY}, {@code context_switch}, {@code sample_id_all} with
+ * {@code PERF_SAMPLE_TID | PERF_SAMPLE_TIME}, timestamps on {@code CLOCK_MONOTONIC}), each with
+ * a mapped ring buffer, all waited on at once with {@code poll(2)}.
+ *
+ * <p>Every record wakes the poller ({@code watermark} of one byte: a non-sample record never
+ * counts towards {@code wakeup_events}), so a switch is delivered as soon as the polling thread
+ * runs. Times are {@code CLOCK_MONOTONIC} nanoseconds, the clock of {@link System#nanoTime()} on
+ * Linux (HotSpot's {@code os::javaTimeNanos} is {@code clock_gettime(CLOCK_MONOTONIC)}), so they
+ * compare directly with it.
+ *
+ * <p>Run the polling thread on a CPU the monitored threads do not use: every record wakes it,
+ * and a wakeup that preempts a monitored thread makes two more records (on a shared CPU this
+ * feeds itself: tens of thousands of switches a second instead of hundreds).
+ *
+ * <p>One thread polls; {@link #close} from another thread waits for the current
+ * {@link #poll} to return. Polling does not allocate. Kernel 4.3 or later (context_switch,
+ * use_clockid); a non-root user needs {@code /proc/sys/kernel/perf_event_paranoid} &lt;= 2.
+ */
+public final class ContextSwitchMonitor implements AutoCloseable {
+
+    /** Receives each context switch of a monitored thread, in ring order (per thread: time order). */
+    @FunctionalInterface
+    public interface SwitchListener {
+        /**
+         * @param threadIndex the thread's position in the list given to {@link #open}
+         * @param in true when the thread was switched in (starts running), false when out
+         * @param preempted for a switch out: the thread was still runnable (preempted by the
+         *     scheduler) rather than blocking or sleeping; always false for a switch in
+         * @param monotonicNanos when it happened, {@code CLOCK_MONOTONIC} (as {@link System#nanoTime()})
+         */
+        void switched(int threadIndex, boolean in, boolean preempted, long monotonicNanos);
+    }
+
+    /** Default ring size: 2^3 data pages (32 KiB with 4 KiB pages: about 1300 switch records). */
+    public static final int DEFAULT_DATA_PAGES_LOG2 = 3;
+
+    private static final long NR_PERF_EVENT_OPEN = HostUapi.constant("__NR_perf_event_open");
+    private static final int TYPE_SOFTWARE = (int) HostUapi.constant("PERF_TYPE_SOFTWARE");
+    private static final long SW_DUMMY = HostUapi.constant("PERF_COUNT_SW_DUMMY");
+    private static final long SAMPLE_TID = HostUapi.constant("PERF_SAMPLE_TID");
+    private static final long SAMPLE_TIME = HostUapi.constant("PERF_SAMPLE_TIME");
+    private static final long FLAG_FD_CLOEXEC = HostUapi.constant("PERF_FLAG_FD_CLOEXEC");
+    private static final int CLOCK_MONOTONIC = (int) HostUapi.constant("CLOCK_MONOTONIC");
+    private static final long IOC_ENABLE = HostUapi.request("PERF_EVENT_IOC_ENABLE");
+    private static final long IOC_DISABLE = HostUapi.request("PERF_EVENT_IOC_DISABLE");
+    private static final int RECORD_SWITCH = (int) HostUapi.constant("PERF_RECORD_SWITCH");
+    private static final int RECORD_SWITCH_CPU_WIDE = (int) HostUapi.constant("PERF_RECORD_SWITCH_CPU_WIDE");
+    private static final int RECORD_LOST = (int) HostUapi.constant("PERF_RECORD_LOST");
+    private static final int MISC_SWITCH_OUT = (int) HostUapi.constant("PERF_RECORD_MISC_SWITCH_OUT");
+    private static final int MISC_SWITCH_OUT_PREEMPT = (int) HostUapi.constant("PERF_RECORD_MISC_SWITCH_OUT_PREEMPT");
+
+    private static final long ATTR_BYTES = HostUapi.struct("perf_event_attr").byteSize();
+    private static final long ATTR_TYPE = HostUapi.offset("perf_event_attr", "type");
+    private static final long ATTR_SIZE = HostUapi.offset("perf_event_attr", "size");
+    private static final long ATTR_CONFIG = HostUapi.offset("perf_event_attr", "config");
+    private static final long ATTR_SAMPLE_TYPE = HostUapi.offset("perf_event_attr", "sample_type");
+    private static final long ATTR_WAKEUP_WATERMARK = HostUapi.offset("perf_event_attr", "wakeup_watermark");
+    private static final long ATTR_CLOCKID = HostUapi.offset("perf_event_attr", "clockid");
+    /** The bitfield word jextract leaves as padding; its bits are jkvm_perf.h's masks. */
+    private static final long ATTR_FLAGS = HostUapi.constant("JKVM_PERF_ATTR_FLAGS_OFFSET");
+    private static final long ATTR_FLAG_BITS = HostUapi.constant("JKVM_PERF_ATTR_FLAG_DISABLED")
+            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_EXCLUDE_KERNEL")
+            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_EXCLUDE_HV")
+            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_WATERMARK")
+            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_SAMPLE_ID_ALL")
+            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_USE_CLOCKID")
+            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_CONTEXT_SWITCH");
+
+    private static final long PAGE_DATA_HEAD = HostUapi.offset("perf_event_mmap_page", "data_head");
+    private static final long PAGE_DATA_TAIL = HostUapi.offset("perf_event_mmap_page", "data_tail");
+    private static final long PAGE_DATA_OFFSET = HostUapi.offset("perf_event_mmap_page", "data_offset");
+    private static final long PAGE_DATA_SIZE = HostUapi.offset("perf_event_mmap_page", "data_size");
+    private static final long HDR_TYPE = HostUapi.offset("perf_event_header", "type");
+    private static final long HDR_MISC = HostUapi.offset("perf_event_header", "misc");
+    private static final long HDR_SIZE = HostUapi.offset("perf_event_header", "size");
+    private static final long HDR_BYTES = HostUapi.struct("perf_event_header").byteSize();
+    /**
+     * Every non-sample record ends with a struct sample_id holding the fields sample_type
+     * selects, in ABI order: {u32 pid, tid} for TID, then u64 time for TIME. So the time is the
+     * record's last 8 bytes.
+     */
+    private static final long SAMPLE_ID_TIME_FROM_END = 8;
+    /** PERF_RECORD_LOST: header, u64 id, u64 lost, sample_id. */
+    private static final long LOST_COUNT = HDR_BYTES + 8;
+
+    /** Acquire/release access to the ring's head and tail words (shared with the kernel). */
+    private static final VarHandle U64 = JAVA_LONG.varHandle();
+
+    private final int[] tids;
+    private final int[] fds;
+    private final MemorySegment[] pages;   // the whole mapping: control page + data
+    private final MemorySegment[] data;    // the data area
+    private final long[] masks;            // data size - 1 (a power of two)
+    private final boolean[] exited;
+    private final Arena arena;
+    private final MemorySegment pollFds;
+    private final ReentrantLock lock = new ReentrantLock();
+    private long switches;
+    private long lost;
+    private boolean closed;
+
+    private ContextSwitchMonitor(int[] tids, Arena arena) {
+        int n = tids.length;
+        this.tids = tids.clone();
+        this.fds = new int[n];
+        Arrays.fill(fds, -1);
+        this.pages = new MemorySegment[n];
+        this.data = new MemorySegment[n];
+        this.masks = new long[n];
+        this.exited = new boolean[n];
+        this.arena = arena;
+        this.pollFds = arena.allocate(Libc.POLLFD_BYTES * n, 8);
+    }
+
+    /** Monitors the threads {@code tids} (kernel thread ids, e.g. {@link HostCpus#currentTid}). */
+    public static ContextSwitchMonitor open(int... tids) {
+        return open(DEFAULT_DATA_PAGES_LOG2, tids);
+    }
+
+    /**
+     * Monitors the threads {@code tids}, each with a ring of 2^{@code dataPagesLog2} pages.
+     *
+     * @throws KvmException naming {@code perf_event_open}, {@code mmap} or the ioctl that failed,
+     *     with what to do when the host refuses (perf_event_paranoid, a container's seccomp)
+     */
+    public static ContextSwitchMonitor open(int dataPagesLog2, int[] tids) {
+        if (tids.length == 0) throw new IllegalArgumentException("no thread to monitor");
+        if (dataPagesLog2 < 0 || dataPagesLog2 > 16) {
+            throw new IllegalArgumentException("dataPagesLog2 " + dataPagesLog2 + " is not in 0..16");
+        }
+        Arena arena = Arena.ofShared();
+        ContextSwitchMonitor m;
+        try {
+            m = new ContextSwitchMonitor(tids, arena);
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+        try {
+            m.openAll(dataPagesLog2);
+            return m;
+        } catch (RuntimeException | Error e) {
+            m.close();
+            throw e;
+        }
+    }
+
+    private void openAll(int dataPagesLog2) {
+        long pageSize = Libc.pageSize();
+        long mapBytes = pageSize * (1 + (1L << dataPagesLog2));
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(ATTR_BYTES, 8);
+            attr.set(JAVA_INT, ATTR_TYPE, TYPE_SOFTWARE);
+            attr.set(JAVA_INT, ATTR_SIZE, (int) ATTR_BYTES);
+            attr.set(JAVA_LONG, ATTR_CONFIG, SW_DUMMY);
+            attr.set(JAVA_LONG, ATTR_SAMPLE_TYPE, SAMPLE_TID | SAMPLE_TIME);
+            attr.set(JAVA_LONG, ATTR_FLAGS, ATTR_FLAG_BITS);
+            attr.set(JAVA_INT, ATTR_WAKEUP_WATERMARK, 1);
+            attr.set(JAVA_INT, ATTR_CLOCKID, CLOCK_MONOTONIC);
+            for (int i = 0; i < tids.length; i++) {
+                int tid = tids[i];
+                long fd = Libc.syscall(NR_PERF_EVENT_OPEN, attr, tid, -1, -1, FLAG_FD_CLOEXEC);
+                if (fd < 0) throw openFailure(tid, Libc.errno());
+                fds[i] = (int) fd;
+                long addr = Libc.mmap(mapBytes, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_SHARED, fds[i], 0);
+                if (addr == Libc.MAP_FAILED) {
+                    int errno = Libc.errno();
+                    throw new KvmException("mmap", "perf ring of tid " + tid + ", " + mapBytes + " bytes", errno,
+                            errno == Libc.EPERM
+                                    ? "the rings exceed this user's locked-memory allowance for perf"
+                                      + " (/proc/sys/kernel/perf_event_mlock_kb): use fewer data pages, or run as root"
+                                    : null);
+                }
+                MemorySegment page = MemorySegment.ofAddress(addr)
+                        .reinterpret(mapBytes, arena, s -> Libc.munmap(s.address(), s.byteSize()));
+                pages[i] = page;
+                long off = page.get(JAVA_LONG, PAGE_DATA_OFFSET);
+                long size = page.get(JAVA_LONG, PAGE_DATA_SIZE);
+                if (size == 0) { // kernels before 4.1 leave these 0: data follows the first page
+                    off = pageSize;
+                    size = mapBytes - pageSize;
+                }
+                data[i] = page.asSlice(off, size);
+                masks[i] = size - 1;
+                MemorySegment pfd = pollFds.asSlice(Libc.POLLFD_BYTES * i, Libc.POLLFD_BYTES);
+                pfd.set(JAVA_INT, Libc.POLLFD_FD, fds[i]);
+                pfd.set(JAVA_SHORT, Libc.POLLFD_EVENTS, Libc.POLLIN);
+            }
+        }
+        for (int i = 0; i < tids.length; i++) {
+            if (Libc.ioctl(fds[i], IOC_ENABLE, 0L) < 0) {
+                throw new KvmException("PERF_EVENT_IOC_ENABLE", "tid " + tids[i], Libc.errno());
+            }
+        }
+    }
+
+    private static KvmException openFailure(int tid, int errno) {
+        String args = "type=PERF_TYPE_SOFTWARE, config=PERF_COUNT_SW_DUMMY, context_switch, pid=" + tid + ", cpu=-1";
+        String hint;
+        if (errno == Libc.EACCES || errno == Libc.EPERM) {
+            String paranoid = paranoid();
+            hint = "the host refuses perf events (kernel.perf_event_paranoid=" + paranoid + "): run as root"
+                    + " (or with CAP_PERFMON), or lower /proc/sys/kernel/perf_event_paranoid to 2 or less"
+                    + " (sysctl -w kernel.perf_event_paranoid=1); in a container, a seccomp profile may block"
+                    + " perf_event_open with EPERM (docker: --cap-add PERFMON, or a profile allowing it)";
+        } else if (errno == Libc.ENOSYS) {
+            hint = "perf_event_open is missing: the kernel lacks CONFIG_PERF_EVENTS, or a container's seccomp"
+                    + " profile blocks it with ENOSYS (run outside the container or allow the syscall)";
+        } else if (errno == Libc.ESRCH) {
+            hint = "no thread " + tid + " (it exited, or is not in this PID namespace)";
+        } else if (errno == Libc.EINVAL) {
+            hint = "the kernel does not accept this perf_event_attr (context_switch and use_clockid need Linux 4.3+)";
+        } else {
+            hint = null;
+        }
+        return new KvmException("perf_event_open", args, errno, hint);
+    }
+
+    private static String paranoid() {
+        try {
+            return Files.readString(Path.of("/proc/sys/kernel/perf_event_paranoid")).strip();
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    /** How many threads are monitored. */
+    public int threads() {
+        return tids.length;
+    }
+
+    /** The kernel thread id of thread {@code index}. */
+    public int tid(int index) {
+        return tids[index];
+    }
+
+    /** Whether thread {@code index} has exited (its event hung up); it is no longer polled. */
+    public boolean exited(int index) {
+        lock.lock();
+        try {
+            return exited[index];
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Switch records delivered to listeners so far. */
+    public long switchRecords() {
+        lock.lock();
+        try {
+            return switches;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Records the kernel dropped because a ring was full (the sum of PERF_RECORD_LOST counts). */
+    public long lostRecords() {
+        lock.lock();
+        try {
+            return lost;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Delivers the switches already in the rings; if there were none, waits up to
+     * {@code timeoutMillis} (-1: without limit, 0: not at all) for one on any thread and
+     * delivers what arrived. Returns the number of switch records delivered (0: timed out, or
+     * interrupted by a signal). Does not allocate.
+     */
+    public int poll(int timeoutMillis, SwitchListener listener) {
+        lock.lock();
+        try {
+            if (closed) throw new IllegalStateException("context switch monitor is closed");
+            int delivered = drainAll(listener);
+            if (delivered > 0 || timeoutMillis == 0) return delivered;
+            int rc = Libc.poll(pollFds, tids.length, timeoutMillis);
+            if (rc < 0) {
+                int errno = Libc.errno();
+                if (errno != Libc.EINTR) throw new KvmException("poll", tids.length + " perf events", errno);
+                return 0;
+            }
+            if (rc > 0) checkHangups();
+            return drainAll(listener);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops polling the events of threads that exited (poll would return POLLHUP at once forever). */
+    private void checkHangups() {
+        for (int i = 0; i < tids.length; i++) {
+            long at = Libc.POLLFD_BYTES * i;
+            short revents = pollFds.get(JAVA_SHORT, at + Libc.POLLFD_REVENTS);
+            if ((revents & Libc.POLLNVAL) != 0) {
+                throw new IllegalStateException("perf event of tid " + tids[i] + " (fd " + fds[i] + ") is not open");
+            }
+            if ((revents & (Libc.POLLHUP | Libc.POLLERR)) != 0 && !exited[i]) {
+                exited[i] = true;
+                pollFds.set(JAVA_INT, at + Libc.POLLFD_FD, -1); // poll ignores negative fds
+            }
+        }
+    }
+
+    private int drainAll(SwitchListener listener) {
+        int delivered = 0;
+        for (int i = 0; i < tids.length && !closed; i++) delivered += drain(i, listener);
+        return delivered;
+    }
+
+    /** Reads ring {@code i} from data_tail to data_head, then hands the space back. */
+    private int drain(int i, SwitchListener listener) {
+        MemorySegment page = pages[i];
+        MemorySegment ring = data[i];
+        long mask = masks[i];
+        long head = (long) U64.getAcquire(page, PAGE_DATA_HEAD); // records before head are complete
+        long tail = page.get(JAVA_LONG, PAGE_DATA_TAIL);          // only this thread writes it
+        int delivered = 0;
+        while (tail < head) {
+            long at = tail & mask; // records are 8-byte aligned: the header never wraps
+            int type = ring.get(JAVA_INT, at + HDR_TYPE);
+            int misc = Short.toUnsignedInt(ring.get(JAVA_SHORT, at + HDR_MISC));
+            int size = Short.toUnsignedInt(ring.get(JAVA_SHORT, at + HDR_SIZE));
+            if (size < HDR_BYTES) {
+                throw new IllegalStateException("corrupt perf ring of tid " + tids[i] + ": record size " + size);
+            }
+            if (type == RECORD_SWITCH || type == RECORD_SWITCH_CPU_WIDE) {
+                // Each 8-byte field is aligned, so it wraps as a whole.
+                long time = ring.get(JAVA_LONG, (tail + size - SAMPLE_ID_TIME_FROM_END) & mask);
+                boolean out = (misc & MISC_SWITCH_OUT) != 0;
+                boolean preempted = out && (misc & MISC_SWITCH_OUT_PREEMPT) != 0;
+                switches++;
+                delivered++;
+                listener.switched(i, !out, preempted, time);
+                if (closed) return delivered; // the listener closed the monitor
+            } else if (type == RECORD_LOST) {
+                lost += ring.get(JAVA_LONG, (tail + LOST_COUNT) & mask);
+            }
+            tail += size;
+        }
+        U64.setRelease(page, PAGE_DATA_TAIL, tail); // the kernel may reuse the space only now
+        return delivered;
+    }
+
+    /** Disables and closes every event and unmaps its ring. Idempotent. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) return;
+            closed = true;
+            for (int fd : fds) {
+                if (fd >= 0) Libc.ioctl(fd, IOC_DISABLE, 0L);
+            }
+            arena.close(); // munmaps the rings
+            for (int i = 0; i < fds.length; i++) {
+                if (fds[i] >= 0) Libc.close(fds[i]);
+                fds[i] = -1;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,302 @@
+package org.jkvm.kvm;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * {@link ContextSwitchMonitor} on this machine's scheduler: needs perf_event_open, not
+ * /dev/kvm, so it is a unit test; skipped with the reason when the host or a container's
+ * seccomp profile refuses perf events.
+ */
+@Tag("unit")
+class ContextSwitchMonitorTest {
+    private static final long MS = 1_000_000L;
+    /** 64 data pages: room for about 10000 switch records should this busy machine starve the poller. */
+    private static final int RING_PAGES_LOG2 = 6;
+
+    /**
+     * Where the monitored threads run: the first CPU this process may use. The polling thread
+     * runs on the others when there are any, so its wakeups (one per record) do not preempt a
+     * monitored thread and make yet more records.
+     */
+    private static BitSet monitoredCpu() {
+        BitSet cpu = new BitSet();
+        cpu.set(HostCpus.currentAffinity().nextSetBit(0));
+        return cpu;
+    }
+
+    /** Runs {@code body} with the calling (polling) thread kept off {@code cpu} if it can be. */
+    private static void pollingAwayFrom(BitSet cpu, ThrowingRunnable body) throws Exception {
+        BitSet before = HostCpus.currentAffinity();
+        BitSet others = (BitSet) before.clone();
+        others.andNot(cpu);
+        if (!others.isEmpty()) HostCpus.pinCurrentThread(others);
+        try {
+            body.run();
+        } finally {
+            HostCpus.pinCurrentThread(before);
+        }
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /** Opens a monitor, or skips the test when this host does not allow perf events. */
+    static ContextSwitchMonitor openOrSkip(int... tids) {
+        try {
+            return ContextSwitchMonitor.open(RING_PAGES_LOG2, tids);
+        } catch (KvmException e) {
+            boolean refused = e.operation().equals("perf_event_open")
+                    && (e.errno() == Libc.EPERM || e.errno() == Libc.EACCES || e.errno() == Libc.ENOSYS);
+            Assumptions.assumeFalse(refused, () -> "perf events are not available here: " + e.getMessage());
+            throw e;
+        }
+    }
+
+    /** Switch records kept in preallocated arrays, with the time each was delivered. */
+    static final class Recorder implements ContextSwitchMonitor.SwitchListener {
+        final int[] thread = new int[200_000];
+        final boolean[] in = new boolean[thread.length];
+        final boolean[] preempted = new boolean[thread.length];
+        final long[] time = new long[thread.length];
+        final long[] deliveredAt = new long[thread.length];
+        int n;
+
+        @Override
+        public void switched(int threadIndex, boolean in, boolean preempted, long monotonicNanos) {
+            if (n == thread.length) return;
+            this.thread[n] = threadIndex;
+            this.in[n] = in;
+            this.preempted[n] = preempted;
+            this.time[n] = monotonicNanos;
+            this.deliveredAt[n] = System.nanoTime();
+            n++;
+        }
+
+        String describe(int i) {
+            return "#" + i + " thread " + thread[i] + (in[i] ? " IN" : preempted[i] ? " OUT(preempt)" : " OUT")
+                    + " at " + time[i];
+        }
+
+        /** Polls until {@code until} is done, then drains what is left. */
+        void pollUntil(ContextSwitchMonitor m, Thread... until) throws InterruptedException {
+            for (;;) {
+                boolean alive = false;
+                for (Thread t : until) alive |= t.isAlive();
+                m.poll(alive ? 20 : 0, this);
+                if (!alive) break;
+            }
+            for (Thread t : until) t.join();
+            m.poll(0, this);
+        }
+    }
+
+    private static void spin(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) Thread.onSpinWait();
+    }
+
+    @Test
+    void systemNanoTimeIsClockMonotonic() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ts = a.allocate(Libc.TIMESPEC_BYTES, 8);
+            int clock = (int) HostUapi.constant("CLOCK_MONOTONIC");
+            for (int i = 0; i < 1000; i++) {
+                long before = System.nanoTime();
+                assertEquals(0, Libc.clockGettime(clock, ts));
+                long after = System.nanoTime();
+                long c = ts.get(JAVA_LONG, 0) * 1_000_000_000L + ts.get(JAVA_LONG, 8);
+                assertTrue(before <= c && c <= after,
+                        "CLOCK_MONOTONIC " + c + " is not between System.nanoTime() " + before + " and " + after);
+            }
+        }
+    }
+
+    @Test
+    void sleepingThreadSwitchesOutAndInInOrderOnTheNanoTimeClock() throws Exception {
+        int sleeps = 20;
+        long[] beforeSleep = new long[sleeps];
+        long[] afterSleep = new long[sleeps];
+        CountDownLatch ready = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicInteger tid = new AtomicInteger();
+        BitSet cpu = monitoredCpu();
+        Thread worker = Thread.ofPlatform().name("sleeper").start(() -> {
+            HostCpus.pinCurrentThread(cpu);
+            tid.set(HostCpus.currentTid());
+            ready.countDown();
+            try {
+                go.await();
+                for (int i = 0; i < sleeps; i++) {
+                    spin(2 * MS);
+                    beforeSleep[i] = System.nanoTime();
+                    Thread.sleep(5);
+                    afterSleep[i] = System.nanoTime();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        ready.await();
+        Recorder r = new Recorder();
+        try (ContextSwitchMonitor m = openOrSkip(tid.get())) {
+            pollingAwayFrom(cpu, () -> {
+                go.countDown();
+                r.pollUntil(m, worker);
+            });
+            assertEquals(r.n, m.switchRecords());
+            assertEquals(0, m.lostRecords());
+        }
+        assertTrue(r.n >= 2 * sleeps, "only " + r.n + " switch records for " + sleeps + " sleeps");
+        for (int i = 1; i < r.n; i++) {
+            assertTrue(r.in[i] != r.in[i - 1], "switches of one thread must alternate: " + r.describe(i - 1)
+                    + ", then " + r.describe(i));
+            assertTrue(r.time[i] >= r.time[i - 1], "time went back: " + r.describe(i - 1) + ", then " + r.describe(i));
+        }
+        for (int i = 0; i < r.n; i++) {
+            assertTrue(r.time[i] <= r.deliveredAt[i], "delivered before it happened: " + r.describe(i)
+                    + ", delivered at " + r.deliveredAt[i] + " (not System.nanoTime's clock?)");
+        }
+        // Each sleep: a voluntary switch out right after beforeSleep, and in again before afterSleep.
+        long slack = 2 * MS;
+        for (int s = 0; s < sleeps; s++) {
+            boolean out = false, back = false;
+            for (int i = 0; i < r.n; i++) {
+                boolean inWindow = r.time[i] >= beforeSleep[s] - slack && r.time[i] <= afterSleep[s] + slack;
+                if (inWindow && !r.in[i] && !r.preempted[i]) out = true;
+                if (inWindow && r.in[i]) back = true;
+            }
+            assertTrue(out && back, "sleep " + s + " [" + beforeSleep[s] + ", " + afterSleep[s]
+                    + "] has no OUT/IN pair within " + slack / MS + " ms: out=" + out + " in=" + back);
+        }
+        long[] latency = new long[r.n];
+        for (int i = 0; i < r.n; i++) latency[i] = r.deliveredAt[i] - r.time[i];
+        Arrays.sort(latency);
+        System.out.printf("sleeper: %d switches, delivery latency p50 %.1f us, p99 %.1f us, max %.1f us%n",
+                r.n, latency[r.n / 2] / 1e3, latency[r.n * 99 / 100] / 1e3, latency[r.n - 1] / 1e3);
+    }
+
+    @Test
+    void twoSpinnersPinnedToOneCpuArePreempted() throws Exception {
+        BitSet cpu = monitoredCpu();
+        int[] tids = new int[2];
+        CountDownLatch ready = new CountDownLatch(2);
+        CountDownLatch go = new CountDownLatch(1);
+        Thread[] spinners = new Thread[2];
+        for (int k = 0; k < 2; k++) {
+            int idx = k;
+            spinners[k] = Thread.ofPlatform().name("spinner-" + k).start(() -> {
+                HostCpus.pinCurrentThread(cpu);
+                tids[idx] = HostCpus.currentTid();
+                ready.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                spin(400 * MS);
+            });
+        }
+        assertTrue(ready.await(10, TimeUnit.SECONDS));
+        Recorder r = new Recorder();
+        try (ContextSwitchMonitor m = openOrSkip(tids)) {
+            pollingAwayFrom(cpu, () -> {
+                go.countDown();
+                r.pollUntil(m, spinners);
+            });
+            assertEquals(0, m.lostRecords());
+        }
+        int[] preempted = new int[2];
+        for (int i = 0; i < r.n; i++) {
+            if (!r.in[i] && r.preempted[i]) preempted[r.thread[i]]++;
+        }
+        System.out.printf("two spinners on CPU %s: %d switches, preempted out: %d and %d%n",
+                cpu, r.n, preempted[0], preempted[1]);
+        assertTrue(preempted[0] > 0 && preempted[1] > 0,
+                "each spinner must be preempted at least once: " + preempted[0] + ", " + preempted[1]);
+    }
+
+    @Test
+    void closeLeavesFdsAndMappingsAsBefore() throws Exception {
+        int self = HostCpus.currentTid();
+        for (int i = 0; i < 5; i++) openOrSkip(self).close(); // classes loaded
+        Set<String> fds = openFds();
+        List<String> maps = perfMappings();
+        for (int i = 0; i < 200; i++) {
+            try (ContextSwitchMonitor m = openOrSkip(self)) {
+                assertEquals(fds.size() + 1, openFds().size(), "one perf fd while open");
+                assertEquals(maps.size() + 1, perfMappings().size(), "one perf ring mapped while open");
+                m.poll(0, (t, in, p, ns) -> { });
+                m.close(); // idempotent
+            }
+        }
+        assertEquals(fds, openFds());
+        assertEquals(maps, perfMappings());
+    }
+
+    @Test
+    void aFailedOpenNamesTheCallAndLeaksNothing() throws Exception {
+        int self = HostCpus.currentTid();
+        openOrSkip(self).close();
+        Set<String> fds = openFds();
+        List<String> maps = perfMappings();
+        // The first thread opens (fd and ring), the second does not exist: all is undone.
+        KvmException e = assertThrows(KvmException.class, () -> ContextSwitchMonitor.open(self, 1 << 30));
+        assertEquals("perf_event_open", e.operation());
+        assertEquals("ESRCH", e.errnoName());
+        assertTrue(e.getMessage().contains("pid=" + (1 << 30)), e.getMessage());
+        assertEquals(fds, openFds());
+        assertEquals(maps, perfMappings());
+    }
+
+    @Test
+    void aClosedMonitorRefusesToPoll() {
+        ContextSwitchMonitor m = openOrSkip(HostCpus.currentTid());
+        m.close();
+        assertThrows(IllegalStateException.class, () -> m.poll(0, (t, in, p, ns) -> fail("no records")));
+    }
+
+    private static Set<String> openFds() throws IOException {
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+            Set<String> fds = new TreeSet<>();
+            for (Path p : s.toList()) {
+                try {
+                    fds.add(p.getFileName() + " -> " + Files.readSymbolicLink(p));
+                } catch (IOException gone) {
+                    // the directory stream's own descriptor, closed by now
+                }
+            }
+            return fds;
+        }
+    }
+
+    private static List<String> perfMappings() throws IOException {
+        return new ArrayList<>(Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .filter(l -> l.contains("perf_event"))
+                .toList());
+    }
+}

@@ -1,0 +1,69 @@
+package org.jkvm.pvlock;
+
+import org.jkvm.kvm.MappedMemory;
+import org.jkvm.vmm.bus.HypercallBus;
+import org.jkvm.vmm.memory.MemoryRegion;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The answers a guest gets to its PV-lock discovery calls, and the counters they leave. */
+@Tag("unit")
+class PvLockCallsTest {
+    private static final long BASE = 0x0A10_0000L;
+    private MappedMemory mem;
+    private PvLockRegion region;
+    private PvLockStats stats;
+    private HypercallBus bus;
+
+    @BeforeEach
+    void setUp() {
+        mem = MappedMemory.anonymous(0x10000, false);
+        region = new PvLockRegion(new MemoryRegion("pvlock", MemoryRegion.Kind.RESERVED, BASE, 0x10000, 1, mem), 4);
+        stats = new PvLockStats(4);
+        PvLockCalls calls = new PvLockCalls(0b11, region, stats);
+        bus = new HypercallBus();
+        bus.register("features", PvLockCalls.FEATURES, 1, calls);
+        bus.register("pvlock", PvLockCalls.PV_LOCK, 1, calls);
+    }
+
+    @AfterEach
+    void tearDown() {
+        mem.close();
+    }
+
+    @Test
+    void theFeaturesCallAddsBit2ToTheKernelsBitmap() {
+        assertArrayEquals(new long[] {0b111}, bus.call(0, 0x8600_0000L, new long[3]));
+        assertEquals(1, stats.featureCalls(0));
+    }
+
+    @Test
+    void thePvLockCallGivesEachVcpuItsOwn64ByteAlignedStructure() {
+        for (int v = 0; v < 4; v++) {
+            long[] r = bus.call(v, 0xC600_0002L, new long[] {-1, -1, -1});
+            assertArrayEquals(new long[] {BASE + 64L * v}, r);
+            assertEquals(0, r[0] % 64);
+            assertEquals(1, stats.pvLockCalls(v));
+        }
+    }
+
+    @Test
+    void otherVendorCallsAreNotSupported() {
+        assertArrayEquals(HypercallBus.NOT_SUPPORTED, bus.call(0, 0xC600_0003L, new long[3]));
+        assertEquals(1, bus.unknownCalls());
+    }
+
+    @Test
+    void preemptedIsWhatTheGuestReadsAtTheStructure() {
+        region.setPreempted(2, true);
+        assertEquals(1, region.preempted(2));
+        assertEquals(1, mem.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 128));
+        region.setPreempted(2, false);
+        assertEquals(0, mem.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 128));
+    }
+}
