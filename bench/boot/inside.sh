@@ -1,0 +1,87 @@
+#!/bin/sh
+# The part of bench/boot/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
+# /payload: jkvm.jar, Image, initramfs.cpio.gz, stamp). Every measured process runs under
+# ./stamp, which prints one "STAMP NAME ..." line per process (see stamp.c).
+# usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1)
+runs=${1:-5}
+variants=${2:-qemu jkvm jkvm-cds jkvm-aot}
+marker=JKVM-GUEST-READY
+guest="--kernel Image --initrd initramfs.cpio.gz --cpus 2 --memory 512M"
+# The same command line for both; QEMU's virt board has a PL011 (ttyAMA0), jkvm a 16550 (ttyS0).
+append="panic=-1 quiet"
+t() { ./stamp -t 300 "$@"; }
+
+echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MB" }' /proc/meminfo)"
+echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
+qemu=
+case " $variants " in *" qemu "*)
+  mkdir -p /opt/qemu
+  if mount -t ext4 -o ro /dev/vdb /opt/qemu 2>/dev/null && [ -x /opt/qemu/usr/bin/qemu-system-aarch64 ]; then
+    export $(cat /opt/qemu/env)
+    qemu=/opt/qemu/usr/bin/qemu-system-aarch64
+    echo "INFO qemu $($qemu --version | head -n 1)"
+  else
+    echo "INFO qemu missing: /dev/vdb is not the QEMU image (arm64-host/assemble-qemu)"
+  fi ;;
+esac
+
+run_variant() {   # run_variant NAME
+  case $1 in
+    qemu) [ -n "$qemu" ] || return 0
+          t qemu $marker $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
+            -nographic -no-reboot -nic none -kernel Image -initrd initramfs.cpio.gz \
+            -append "console=ttyAMA0 $append" ;;
+    jkvm) t -l "set up in" jkvm $marker java -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-cds) t -l "set up in" jkvm-cds $marker java -Xshare:on -XX:SharedArchiveFile=/tmp/jkvm.jsa \
+                -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-aot) t -l "set up in" jkvm-aot $marker java -XX:AOTMode=on -XX:AOTCache=/tmp/jkvm.aot \
+                -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-serial) t -l "set up in" jkvm-serial $marker java -XX:+UseSerialGC \
+                -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-c1) t -l "set up in" jkvm-c1 $marker java -XX:TieredStopAtLevel=1 \
+                -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+  esac
+}
+
+# Training runs (one guest boot each) make the archives with this very JVM and jar.
+case " $variants " in *" jkvm-cds "*)
+  t -l "set up in" train-cds $marker java -XX:ArchiveClassesAtExit=/tmp/jkvm.jsa \
+    -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append"
+  echo "INFO cds archive $(ls -l /tmp/jkvm.jsa 2>&1 | awk '{ print $5 }') bytes" ;;
+esac
+case " $variants " in *" jkvm-aot "*)
+  t -l "set up in" train-aot $marker java -XX:AOTCacheOutput=/tmp/jkvm.aot \
+    -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append"
+  echo "INFO aot cache $(ls -l /tmp/jkvm.aot 2>&1 | awk '{ print $5 }') bytes" ;;
+esac
+
+# Alternating rounds: every variant once per round, the order rotated each round.
+set -- $variants
+n=$#
+r=1
+while [ $r -le "$runs" ]; do
+  echo "ROUND $r"
+  i=0
+  while [ $i -lt $n ]; do
+    k=$(( (i + r - 1) % n + 1 ))
+    eval "v=\${$k}"
+    run_variant "$v"
+    i=$((i + 1))
+  done
+  # JVM start-up alone: the launcher, picocli and --version (no KVM, no guest).
+  t version DONT-MATCH java -jar jkvm.jar --version
+  case " $variants " in *" jkvm-aot "*)
+    t version-aot DONT-MATCH java -XX:AOTCache=/tmp/jkvm.aot -jar jkvm.jar --version ;;
+  esac
+  r=$((r + 1))
+done
+
+# A 128-vCPU VM: the set-up time jkvm reports (the boot may well time out: fine).
+echo "ROUND big"
+t -t 120 -l "set up in" big-128 $marker java -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
+  --cpus 128 --memory 1G --timeout 20 --cmdline "console=ttyS0 $append"
+case " $variants " in *" jkvm-aot "*)
+  t -t 120 -l "set up in" big-128-aot $marker java -XX:AOTCache=/tmp/jkvm.aot -jar jkvm.jar run \
+    --kernel Image --initrd initramfs.cpio.gz --cpus 128 --memory 1G --timeout 20 --cmdline "console=ttyS0 $append" ;;
+esac
+echo "INFO done"
