@@ -1,5 +1,7 @@
 package org.jkvm.cli;
 
+import org.jkvm.cli.experiment.ExperimentCommand;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -8,7 +10,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "A KVM virtual machine monitor for arm64 PV-lock and vCPU-overcommit research.",
-        subcommands = {RunCommand.class, CapsCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {RunCommand.class, CapsCommand.class, ExperimentCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",

@@ -1,0 +1,201 @@
+package org.jkvm.cli.experiment;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+import org.jkvm.kvm.Arch;
+import org.jkvm.kvm.Kvm;
+
+import org.jkvm.cli.experiment.ExperimentSpec.Variant;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code jkvm experiment}: scripted vCPU-overcommit experiments. The pure parts live here
+ * (check, plan, run, report).
+ */
+@Command(name = "experiment",
+        mixinStandardHelpOptions = true,
+        description = "Scripted vCPU-overcommit experiments from a JSON spec (see examples/overcommit.json).",
+        subcommands = {ExperimentCommand.Check.class, ExperimentCommand.Plan.class, ExperimentCommand.RunCmd.class,
+            ExperimentCommand.ReportCmd.class})
+public final class ExperimentCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 0;
+    }
+
+    @Command(name = "check", mixinStandardHelpOptions = true,
+            description = "Validate a spec (every problem with its line and column) and summarise it.")
+    static final class Check implements Callable<Integer> {
+        @Spec
+        CommandSpec cs;
+        @Parameters(index = "0", paramLabel = "SPEC")
+        Path file;
+        @Option(names = "--files", description = "Also require the kernels and initrd named to exist.")
+        boolean files;
+
+        @Override
+        public Integer call() throws Exception {
+            ExperimentSpec s = ExperimentSpec.load(file, files);
+            PrintWriter out = cs.commandLine().getOut();
+            out.printf("%s: %d workloads x %d variants x (%d + %d warm-up) = %d runs%n", s.name(), s.workloads().size(),
+                    s.variants().size(), s.repetitions(), s.warmup(), s.runCount());
+            for (Variant v : s.variants()) {
+                out.printf(Locale.ROOT, "  %s%s%s: pvlock %s, steal time %s, %d vCPUs x %d VM(s) on %s (overcommit %.2fx)%s%n",
+                        v.name(), v.name().equals(s.base()) ? " [base]" : "", v.name().equals(s.reference()) ? " [reference]" : "",
+                        v.pvlock().cliName(), v.stealTime() ? "on" : "off", s.vcpus(v), s.vms(), s.pin(v), s.overcommit(v),
+                        v.hostKernelArgs() == null ? "" : ", host " + v.hostKernelArgs());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "plan", mixinStandardHelpOptions = true,
+            description = "List the runs in order, marking those the results file already has.")
+    static final class Plan implements Callable<Integer> {
+        @Spec
+        CommandSpec cs;
+        @Parameters(index = "0", paramLabel = "SPEC")
+        Path file;
+        @Option(names = "--results", paramLabel = "FILE", description = "Results (JSON lines); default: SPEC's name + .results.jsonl.")
+        Path results;
+
+        @Override
+        public Integer call() throws Exception {
+            ExperimentSpec s = ExperimentSpec.load(file);
+            RunMatrix m = RunMatrix.of(s);
+            Set<String> done = Set.copyOf(ResultsLog.latest(ResultsLog.read(results != null ? results : Experiment.defaultResults(file)))
+                    .values().stream().filter(RunResult::ok).map(RunResult::id).toList());
+            PrintWriter out = cs.commandLine().getOut();
+            for (Run r : m.runs()) out.printf("%4d  %-5s %s%n", r.order(), done.contains(r.id()) ? "done" : "", r.id());
+            List<Run> pending = m.pending(done);
+            out.printf("%d of %d runs pending%n", pending.size(), m.size());
+            return 0;
+        }
+    }
+
+    @Command(name = "report", mixinStandardHelpOptions = true,
+            description = "Print the report of the results so far; optionally write the SVG chart and the CSV.")
+    static final class ReportCmd implements Callable<Integer> {
+        @Spec
+        CommandSpec cs;
+        @Parameters(index = "0", paramLabel = "SPEC")
+        Path file;
+        @Option(names = "--results", paramLabel = "FILE", description = "Results (JSON lines); default: SPEC's name + .results.jsonl.")
+        Path results;
+        @Option(names = "--svg", paramLabel = "FILE", description = "Write the chart here.")
+        Path svg;
+        @Option(names = "--csv", paramLabel = "FILE", description = "Write every result as CSV here.")
+        Path csv;
+
+        @Override
+        public Integer call() throws Exception {
+            ExperimentSpec s = ExperimentSpec.load(file);
+            List<RunResult> all = ResultsLog.read(results != null ? results : Experiment.defaultResults(file));
+            Report r = Report.of(s, all);
+            cs.commandLine().getOut().print(r.text());
+            if (svg != null) r.writeSvg(svg);
+            if (csv != null) CsvExport.write(all, csv);
+            return 0;
+        }
+    }
+
+    @Command(name = "run", mixinStandardHelpOptions = true,
+            description = {"Run every pending run of the matrix on this arm64 host (boots the VMs in this process),"
+                    + " appending each result as it finishes; interrupted, it resumes where it stopped. Then writes"
+                    + " report.txt, chart.svg and results.csv to --out and prints the report."})
+    static final class RunCmd implements Callable<Integer> {
+        @Spec
+        CommandSpec cs;
+        @Parameters(index = "0", paramLabel = "SPEC")
+        Path file;
+        @Option(names = "--results", paramLabel = "FILE", description = "Results (JSON lines); default: SPEC's name + .results.jsonl.")
+        Path results;
+        @Option(names = "--out", paramLabel = "DIR", description = "Where the report, chart and CSV go (default: SPEC's name + -report).")
+        Path out;
+
+        @Override
+        public Integer call() throws Exception {
+            if (Arch.host() != Arch.AARCH64) {
+                throw new IllegalArgumentException("jkvm experiment run boots arm64 guests on an arm64 host with KVM; this host is "
+                        + System.getProperty("os.arch") + ": run it inside the emulated arm64 host (arm64-host/run)");
+            }
+            PrintWriter err = cs.commandLine().getErr();
+            Path dir = out != null ? out : file.resolveSibling(file.getFileName().toString().replaceFirst("\\.json$", "") + "-report");
+            try (Experiment ex = Experiment.open(file, results, true); Kvm kvm = Kvm.open()) {
+                List<Run> pending = ex.pending();
+                int total = ex.matrix().size();
+                Progress progress = new Progress(err, total, total - pending.size());
+                ExperimentRunner runner = new ExperimentRunner(kvm, ex.spec());
+                for (Run r : pending) {
+                    progress.starting(r);
+                    RunResult result = runner.run(r);
+                    ex.log().append(result);
+                    progress.finished(result);
+                }
+                ex.writeOutputs(dir);
+                cs.commandLine().getOut().print(ex.report().text());
+                cs.commandLine().getOut().flush();
+                err.println("jkvm: report, chart and CSV in " + dir);
+                err.flush();
+            }
+            return 0;
+        }
+    }
+
+    /** One status line per run: a bar, counts and an estimate of the time left. */
+    static final class Progress {
+        private static final int WIDTH = 30;
+        private final PrintWriter err;
+        private final int total;
+        private final long startNanos = System.nanoTime();
+        private final int doneAtStart;
+        private int done;
+        private int failed;
+
+        Progress(PrintWriter err, int total, int done) {
+            this.err = err;
+            this.total = total;
+            this.doneAtStart = done;
+            this.done = done;
+        }
+
+        void starting(Run r) {
+            err.printf("%s %d/%d %s %s%s%n", bar(), done, total, r.variant().name(), r.workload().label(),
+                    r.warmup() ? " (warm-up)" : " #" + r.repetition());
+            err.flush();
+        }
+
+        void finished(RunResult r) {
+            done++;
+            if (!r.ok()) {
+                failed++;
+                err.println("  failed: " + r.error());
+            }
+            long ranHere = done - doneAtStart;
+            long perRun = (System.nanoTime() - startNanos) / Math.max(1, ranHere);
+            long etaSeconds = perRun * (total - done) / 1_000_000_000L;
+            err.printf("  %s %.1f s%s; %d failed; about %d min %d s left%n", r.ok() ? "done in" : "after", r.wallSeconds(),
+                    r.ok() ? ", " + r.value() + " " + r.unit() : "", failed, etaSeconds / 60, etaSeconds % 60);
+            err.flush();
+        }
+
+        private String bar() {
+            int filled = total == 0 ? WIDTH : done * WIDTH / total;
+            return "[" + "#".repeat(filled) + "-".repeat(WIDTH - filled) + "]";
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package org.jkvm.cli.experiment;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.jkvm.cli.experiment.ExperimentSpec.Variant;
+import org.jkvm.kvm.Kvm;
+import org.jkvm.pvlock.PvLockDevice;
+import org.jkvm.pvlock.PvLockStats;
+import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.arch.aarch64.Arm64Vm;
+import org.jkvm.vmm.config.PvOptions;
+import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.vcpu.VcpuStats;
+
+/**
+ * Runs one cell of the matrix for real: boots the spec's VMs for that variant and workload in
+ * this process (all of them at once, each on its own vCPU threads, pinned as the variant says),
+ * reads each guest's RESULT line from its console, and collects the host-side statistics.
+ */
+final class ExperimentRunner {
+    private final Kvm kvm;
+    private final ExperimentSpec spec;
+    private final String hostCmdline;
+
+    ExperimentRunner(Kvm kvm, ExperimentSpec spec) throws IOException {
+        this.kvm = kvm;
+        this.spec = spec;
+        Path cmdline = Path.of("/proc/cmdline");
+        this.hostCmdline = Files.isReadable(cmdline) ? Files.readString(cmdline).strip() : "";
+    }
+
+    /** One VM's part of a run. */
+    private record VmRun(Arm64Vm vm, PvLockDevice pvLock, ByteArrayOutputStream console) {}
+
+    RunResult run(Run run) {
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        Variant v = run.variant();
+        String missing = missingHostArgs(v.hostKernelArgs());
+        if (missing != null) {
+            return RunResult.failed(run, "needs the host kernel arguments '" + missing + "', and this host booted with '"
+                    + hostCmdline + "': run this variant on a host booted with them", 0, started, Map.of());
+        }
+        List<VmRun> vms = new ArrayList<>();
+        Map<String, Number> host = new LinkedHashMap<>();
+        try {
+            VmConfig config = new VmConfig(spec.kernel(v), spec.guest().initrd(),
+                    "console=ttyS0 panic=-1 quiet " + spec.cmdline(run.workload()), spec.vcpus(v), spec.memory(),
+                    spec.pinSet(v), new PvOptions(v.stealTime()), spec.timeout(run.workload()));
+            for (int i = 0; i < spec.vms(); i++) {
+                ByteArrayOutputStream console = new ByteArrayOutputStream();
+                Arm64Vm vm = Arm64Vm.create(kvm, config, console);
+                vms.add(new VmRun(vm, PvLockDevice.attach(vm, v.pvlock()), console));
+            }
+            List<Thread> threads = new ArrayList<>();
+            VmOutcome[] outcomes = new VmOutcome[vms.size()];
+            for (int i = 0; i < vms.size(); i++) {
+                int k = i;
+                threads.add(Thread.ofPlatform().name("vm-" + i).start(() -> outcomes[k] = runVm(vms.get(k).vm())));
+            }
+            for (Thread t : threads) t.join();
+            double wall = (System.nanoTime() - t0) / 1e9;
+            collect(host, vms);
+            List<GuestResult> results = new ArrayList<>();
+            for (int i = 0; i < vms.size(); i++) {
+                String out = vms.get(i).console().toString(StandardCharsets.UTF_8);
+                Optional<GuestResult> r = out.lines().map(GuestResult::parse).flatMap(Optional::stream).findFirst();
+                if (!(outcomes[i] instanceof VmOutcome.PowerOff) || r.isEmpty()) {
+                    return RunResult.failed(run, "vm " + i + ": " + outcomes[i] + (r.isEmpty() ? ", no RESULT line; console ends: "
+                            + tail(out) : ""), wall, started, host);
+                }
+                results.add(r.get());
+            }
+            return RunResult.of(run, results, wall, started, host);
+        } catch (IOException | RuntimeException e) {
+            return RunResult.failed(run, e.toString(), (System.nanoTime() - t0) / 1e9, started, host);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return RunResult.failed(run, "interrupted", (System.nanoTime() - t0) / 1e9, started, host);
+        } finally {
+            for (VmRun r : vms) {
+                r.pvLock().close();
+                r.vm().close();
+            }
+        }
+    }
+
+    private static VmOutcome runVm(Arm64Vm vm) {
+        try {
+            return vm.run();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new VmOutcome.Stopped("interrupted");
+        }
+    }
+
+    /** Host-side figures summed over the run's VMs and vCPUs. */
+    private static void collect(Map<String, Number> host, List<VmRun> vms) {
+        long exits = 0, inRun = 0, outside = 0, calls = 0, set = 0, cleared = 0;
+        for (VmRun r : vms) {
+            for (VcpuStats s : r.vm().machine().stats()) {
+                exits += s.totalExits();
+                inRun += s.nanosInKvmRun();
+                outside += s.nanosOutside();
+            }
+            PvLockStats p = r.pvLock().stats();
+            for (int i = 0; i < p.vcpus(); i++) {
+                calls += p.pvLockCalls(i);
+                set += p.preemptedSet(i);
+                cleared += p.preemptedCleared(i);
+            }
+        }
+        host.put("exits", exits);
+        host.put("ms_in_kvm_run", inRun / 1_000_000);
+        host.put("ms_outside", outside / 1_000_000);
+        host.put("pvlock_calls", calls);
+        host.put("preempted_set", set);
+        host.put("preempted_cleared", cleared);
+    }
+
+    private String missingHostArgs(String wanted) {
+        if (wanted == null || wanted.isBlank()) return null;
+        List<String> have = Arrays.asList(hostCmdline.split("\\s+"));
+        List<String> lacking = Arrays.stream(wanted.strip().split("\\s+")).filter(a -> !have.contains(a)).toList();
+        return lacking.isEmpty() ? null : String.join(" ", lacking);
+    }
+
+    private static String tail(String console) {
+        List<String> lines = console.lines().toList();
+        return String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+    }
+}

@@ -1,0 +1,104 @@
+package org.jkvm.cli.experiment;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import picocli.CommandLine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link Experiment} (resume, outputs) and {@code jkvm experiment check|plan|report}. */
+@Tag("unit")
+class ExperimentCommandTest {
+    @TempDir
+    Path dir;
+
+    record Out(int code, String out, String err) {}
+
+    static Out run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new ExperimentCommand());
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        cl.setExecutionExceptionHandler((e, c, p) -> {
+            c.getErr().println("jkvm: " + e.getMessage());
+            return e instanceof IllegalArgumentException ? 2 : 1;
+        });
+        return new Out(cl.execute(args), out.toString(), err.toString());
+    }
+
+    Path spec() throws Exception {
+        Path f = dir.resolve("rep.json");
+        Files.writeString(f, """
+                {"name": "rep", "guest": {"kernel": "I", "initrd": "R"}, "vcpus": 4, "pin": "0-1",
+                 "workloads": [{"name": "cpu", "workers": 4, "seconds": 5}],
+                 "variants": [{"name": "base", "pvlock": "off"}, {"name": "pv", "pvlock": "userspace"}],
+                 "repetitions": 2}
+                """);
+        return f;
+    }
+
+    @Test
+    void resumeAndOutputs() throws Exception {
+        Path f = spec();
+        assertEquals(dir.resolve("rep.results.jsonl"), Experiment.defaultResults(f));
+        try (Experiment ex = Experiment.open(f, null, false)) {
+            assertEquals(4, ex.pending().size());
+            Run first = ex.pending().getFirst();
+            ex.log().append(RunResult.of(first, List.of(new GuestResult("cpu", 100, "ops/s", Direction.HIGHER)), 6, Instant.EPOCH, Map.of()));
+        }
+        try (Experiment ex = Experiment.open(f, null, false)) {
+            assertEquals(3, ex.pending().size(), "resumed");
+            for (Run r : ex.pending()) {
+                ex.log().append(RunResult.of(r, List.of(new GuestResult("cpu", r.variant().name().equals("pv") ? 120 : 100,
+                        "ops/s", Direction.HIGHER)), 6, Instant.EPOCH, Map.of()));
+            }
+            assertTrue(ex.pending().isEmpty());
+            ex.writeOutputs(dir.resolve("out"));
+        }
+        assertTrue(Files.readString(dir.resolve("out/report.txt")).contains("+20.0%"));
+        assertTrue(Files.readString(dir.resolve("out/chart.svg")).startsWith("<?xml"));
+        assertEquals(5, Files.readAllLines(dir.resolve("out/results.csv")).size());
+
+        Out plan = run("plan", f.toString());
+        assertEquals(0, plan.code());
+        assertTrue(plan.out().contains("   0  done  cpu/base/1\n"), plan.out());
+        assertTrue(plan.out().endsWith("0 of 4 runs pending\n"), plan.out());
+
+        Path svg = dir.resolve("c.svg");
+        Out rep = run("report", f.toString(), "--svg", svg.toString(), "--csv", dir.resolve("c.csv").toString());
+        assertEquals(0, rep.code(), rep.err());
+        assertTrue(rep.out().startsWith("Experiment rep: 4 of 4 measured runs\n"), rep.out());
+        assertTrue(Files.exists(svg) && Files.exists(dir.resolve("c.csv")));
+    }
+
+    @Test
+    void checkSummarisesOrListsTheProblems() throws Exception {
+        Out ok = run("check", spec().toString());
+        assertEquals(0, ok.code(), ok.err());
+        assertTrue(ok.out().startsWith("rep: 1 workloads x 2 variants x (2 + 0 warm-up) = 4 runs\n"), ok.out());
+        assertTrue(ok.out().contains("  pv: pvlock userspace, steal time on, 4 vCPUs x 1 VM(s) on 0-1 (overcommit 2.00x)\n"), ok.out());
+
+        Path bad = dir.resolve("bad.json");
+        Files.writeString(bad, "{\"name\": \"x\",\n \"vcpus\": \"two\"}");
+        Out b = run("check", bad.toString());
+        assertEquals(2, b.code());
+        assertTrue(b.err().startsWith("jkvm: " + bad + ":1:1: guest: missing; this object needs it\n"), b.err());
+        assertTrue(b.err().contains(bad + ":2:11: vcpus: must be a positive whole number, not \"two\"\n"), b.err());
+
+        Out files = run("check", "--files", spec().toString());
+        assertEquals(2, files.code());
+        assertTrue(files.err().contains("guest.kernel: no such file: " + dir.resolve("I")), files.err());
+    }
+}
