@@ -84,8 +84,8 @@ class RunMatrixTest {
     }
 
     @Test
-    void theExampleHasThirtySixRunsPerRound() throws IOException {
+    void theExampleHasThirtyTwoRunsPerRoundAndElevenRounds() throws IOException {
         ExperimentSpec s = ExperimentSpec.load(Path.of(System.getProperty("user.dir")).resolve("../examples/overcommit.json").normalize());
-        assertEquals(5 * 6 * 6, RunMatrix.of(s).size());
+        assertEquals(8 * 4 * (10 + 1), RunMatrix.of(s).size());
     }
 }

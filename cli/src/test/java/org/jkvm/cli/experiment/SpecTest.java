@@ -217,7 +217,7 @@ class SpecTest {
         ExperimentSpec s = ExperimentSpec.load(example);
         assertEquals("pv-off", s.base());
         assertEquals("no-overcommit", s.reference());
-        assertEquals(2.0, s.overcommit(s.baseVariant()));
+        assertEquals(4.0, s.overcommit(s.baseVariant()));
         assertEquals(1.0, s.overcommit(s.referenceVariant().orElseThrow()));
     }
 }
