@@ -185,6 +185,7 @@ final class RunCommand implements Callable<Integer> {
             e.put("pvlock_calls", s.pvLockCalls(v));
             e.put("preempted_set", s.preemptedSet(v));
             e.put("preempted_cleared", s.preemptedCleared(v));
+            e.put("kernel_changes_seen", s.changesSeen(v));
             per.add(e);
         }
         m.put("vcpus", per);
@@ -225,11 +226,18 @@ final class RunCommand implements Callable<Integer> {
                 vm.strayMmio() == 0 ? "" : ", " + vm.strayMmio() + " accesses to unmapped addresses");
         if (pvLock.region() != null) {
             PvLockStats s = pvLock.stats();
-            long calls = 0, set = 0, cleared = 0;
+            long calls = 0, set = 0, cleared = 0, seen = 0;
             for (int v = 0; v < s.vcpus(); v++) {
                 calls += s.pvLockCalls(v);
                 set += s.preemptedSet(v);
                 cleared += s.preemptedCleared(v);
+                seen += s.changesSeen(v);
+            }
+            if (pvLock.resolution().mode() == PvLockMode.KERNEL) {
+                err.printf("jkvm: PV lock: %d PV-lock calls answered by jkvm; the host kernel changed preempted %d times"
+                        + " (sampled from the VMM side)%n", calls, seen);
+                err.flush();
+                return;
             }
             err.printf("jkvm: PV lock: %d PV-lock calls answered, preempted set %d and cleared %d times by jkvm%s%s%n",
                     calls, set, cleared, pvLock.switchSource() == null ? "" : "; switches from " + pvLock.switchSource(),

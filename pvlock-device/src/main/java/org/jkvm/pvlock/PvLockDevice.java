@@ -24,14 +24,16 @@ public final class PvLockDevice implements AutoCloseable {
     private final PvLockStats stats;
     private final boolean answeredByJkvm;
     private final UserspacePreemptionTracker tracker;
+    private final KernelFlagSampler sampler;
 
     private PvLockDevice(PvLockSupport.Resolution resolution, PvLockRegion region, PvLockStats stats,
-                         boolean answeredByJkvm, UserspacePreemptionTracker tracker) {
+                         boolean answeredByJkvm, UserspacePreemptionTracker tracker, KernelFlagSampler sampler) {
         this.resolution = resolution;
         this.region = region;
         this.stats = stats;
         this.answeredByJkvm = answeredByJkvm;
         this.tracker = tracker;
+        this.sampler = sampler;
     }
 
     /** What this host offers, probed on the VM and its first vCPU. */
@@ -58,7 +60,7 @@ public final class PvLockDevice implements AutoCloseable {
             if ((kernelBitmap & PvLockCalls.PV_LOCK_BIT) != 0) {
                 vcpus.getFirst().setOneReg(bmapReg, kernelBitmap & ~PvLockCalls.PV_LOCK_BIT);
             }
-            return new PvLockDevice(r, null, stats, false, null);
+            return new PvLockDevice(r, null, stats, false, null, null);
         }
         MemoryRegion mem = vm.memory().add("pvlock", MemoryRegion.Kind.RESERVED, Arm64Layout.PVLOCK,
                 Arm64Layout.pvRegionSize(vcpus.size()), false);
@@ -92,7 +94,8 @@ public final class PvLockDevice implements AutoCloseable {
             tracker = new UserspacePreemptionTracker(region, stats, vcpus.size());
             vm.setRunListener(tracker);
         }
-        return new PvLockDevice(r, region, stats, byJkvm, tracker);
+        KernelFlagSampler sampler = r.mode() == PvLockMode.KERNEL ? new KernelFlagSampler(region, stats, vcpus.size()) : null;
+        return new PvLockDevice(r, region, stats, byJkvm, tracker, sampler);
     }
 
     /** The mode in force and why. */
@@ -131,5 +134,6 @@ public final class PvLockDevice implements AutoCloseable {
     @Override
     public void close() {
         if (tracker != null) tracker.close();
+        if (sampler != null) sampler.close();
     }
 }

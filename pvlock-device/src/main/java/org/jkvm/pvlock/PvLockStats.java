@@ -11,6 +11,7 @@ public final class PvLockStats {
     private final AtomicLongArray pvLockCalls;
     private final AtomicLongArray preemptedSet;
     private final AtomicLongArray preemptedCleared;
+    private final AtomicLongArray changesSeen;
     private final StalenessHistogram staleness = new StalenessHistogram();
 
     PvLockStats(int vcpus) {
@@ -18,6 +19,16 @@ public final class PvLockStats {
         pvLockCalls = new AtomicLongArray(vcpus);
         preemptedSet = new AtomicLongArray(vcpus);
         preemptedCleared = new AtomicLongArray(vcpus);
+        changesSeen = new AtomicLongArray(vcpus);
+    }
+
+    void changeSeen(int vcpu) {
+        changesSeen.incrementAndGet(vcpu);
+    }
+
+    /** Kernel mode: changes of {@code vcpu}'s {@code preempted} that jkvm saw the host kernel make (sampled). */
+    public long changesSeen(int vcpu) {
+        return changesSeen.get(vcpu);
     }
 
     void featureCall(int vcpu) {

@@ -47,12 +47,24 @@ final class EmulatedArm64Host {
      */
     static Result run(String kernelAppend, Duration timeout, String command, List<Path> files)
             throws IOException, InterruptedException {
+        return run(null, kernelAppend, timeout, command, files);
+    }
+
+    /** As {@link #run(String, Duration, String, List)}, with the host booted from {@code hostKernel}. */
+    static Result runWithKernel(String hostKernel, Duration timeout, String command, List<Path> files)
+            throws IOException, InterruptedException {
+        return run(hostKernel, "", timeout, command, files);
+    }
+
+    private static Result run(String hostKernel, String kernelAppend, Duration timeout, String command, List<Path> files)
+            throws IOException, InterruptedException {
         Path payload = Files.createTempDirectory("jkvm-arm64-payload");
         try {
             Files.copy(repo().resolve("cli/target/jkvm.jar"), payload.resolve("jkvm.jar"));
             for (Path f : files) Files.copy(f, payload.resolve(f.getFileName()));
             List<String> argv = new ArrayList<>(List.of(repo().resolve("arm64-host/run").toString(),
                     "--payload", payload.toString(), "--timeout", Long.toString(timeout.toSeconds())));
+            if (hostKernel != null) argv.addAll(List.of("--kernel", hostKernel));
             if (!kernelAppend.isEmpty()) argv.addAll(List.of("--kernel-append", kernelAppend));
             argv.addAll(List.of("--", "sh", "-c", command));
             Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
