@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Writes maps, lists, strings, numbers, booleans and null as JSON (jkvm's only JSON needs). */
-final class Json {
+public final class Json {
     private Json() {}
 
     static String write(Object value) {
@@ -50,9 +50,14 @@ final class Json {
     }
 
     private static void string(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
+        sb.append(quote(s));
+    }
+
+    /** {@code s} as a JSON string literal, quotes included. */
+    public static String quote(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int k = 0; k < s.length(); k++) {
+            char c = s.charAt(k);
             switch (c) {
                 case '"' -> sb.append("\\\"");
                 case '\\' -> sb.append("\\\\");
@@ -60,11 +65,11 @@ final class Json {
                 case '\r' -> sb.append("\\r");
                 case '\t' -> sb.append("\\t");
                 default -> {
-                    if (c < 0x20) sb.append(String.format("\\u%04x", (int) c));
+                    if (c < 0x20 || c == '\u2028' || c == '\u2029') sb.append(String.format("\\u%04x", (int) c));
                     else sb.append(c);
                 }
             }
         }
-        sb.append('"');
+        return sb.append('"').toString();
     }
 }

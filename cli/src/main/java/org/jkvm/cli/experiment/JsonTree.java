@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jkvm.cli.Json;
+
 /**
  * A small JSON (RFC 8259) reader that keeps where each value and key starts (line and column,
  * both from 1; a tab counts as one column), so that spec errors can point into the file. Also a
@@ -41,7 +43,7 @@ final class JsonTree {
         /** The value as the spec author wrote it, shortened, for messages. */
         default String show() {
             return switch (this) {
-                case Str s -> quote(s.value());
+                case Str s -> Json.quote(s.value());
                 case Num n -> n.text();
                 case Bool b -> String.valueOf(b.value());
                 case Null n -> "null";
@@ -313,19 +315,19 @@ final class JsonTree {
     private static void write(StringBuilder sb, Object v) {
         switch (v) {
             case null -> sb.append("null");
-            case String str -> sb.append(quote(str));
+            case String str -> sb.append(Json.quote(str));
             case Boolean b -> sb.append(b);
             case Double d -> sb.append(d.isNaN() || d.isInfinite() ? "null" : number(d));
             case Float f -> write(sb, f.doubleValue());
             case Number n -> sb.append(n);
-            case Enum<?> e -> sb.append(quote(e.toString()));
+            case Enum<?> e -> sb.append(Json.quote(e.toString()));
             case Map<?, ?> m -> {
                 sb.append('{');
                 boolean first = true;
                 for (Map.Entry<?, ?> e : m.entrySet()) {
                     if (!first) sb.append(',');
                     first = false;
-                    sb.append(quote(String.valueOf(e.getKey()))).append(':');
+                    sb.append(Json.quote(String.valueOf(e.getKey()))).append(':');
                     write(sb, e.getValue());
                 }
                 sb.append('}');
@@ -346,24 +348,5 @@ final class JsonTree {
     static String number(double d) {
         if (d == Math.rint(d) && Math.abs(d) < 1e15) return Long.toString((long) d);
         return Double.toString(d);
-    }
-
-    static String quote(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int k = 0; k < s.length(); k++) {
-            char c = s.charAt(k);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == '\u2028' || c == '\u2029') sb.append(String.format("\\u%04x", (int) c));
-                    else sb.append(c);
-                }
-            }
-        }
-        return sb.append('"').toString();
     }
 }

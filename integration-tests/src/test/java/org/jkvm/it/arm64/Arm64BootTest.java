@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -43,11 +42,6 @@ class Arm64BootTest {
         return Steps.parse(r.output());
     }
 
-    private static Steps.Step step(Map<String, Steps.Step> steps, String name) {
-        Steps.Step s = steps.get(name);
-        assertNotNull(s, "step " + name + " did not run; steps seen: " + steps.keySet());
-        return s;
-    }
 
     @Test
     void bootsToTheMarkerWith1And2And8VcpusAllOnlineAndPowerOffEndsWith0() throws Exception {
@@ -57,7 +51,7 @@ class Arm64BootTest {
         }
         Map<String, Steps.Step> out = runSteps(steps, List.of());
         for (int n : new int[] {1, 2, 8}) {
-            Steps.Step s = step(out, "cpus" + n);
+            Steps.Step s = Steps.require(out, "cpus" + n);
             assertTrue(s.output().contains("JKVM-GUEST-READY cpus=" + n + " "), s.output());
             assertTrue(s.output().contains("the guest powered off"), s.output());
             assertEquals(0, s.exitCode(), s.output());
@@ -68,7 +62,7 @@ class Arm64BootTest {
     void aPanickingGuestEndsWithThePanicExitCodeAndTheReportShowsThePanic() throws Exception {
         Map<String, Steps.Step> out = runSteps(new Steps().step("panic",
                 GuestFixture.jkvmRun("--timeout 300", "jkvm.panic=1")), List.of());
-        Steps.Step s = step(out, "panic");
+        Steps.Step s = Steps.require(out, "panic");
         assertEquals(3, s.exitCode(), s.output());
         assertTrue(s.output().contains("jkvm: the guest panicked: Kernel panic - not syncing"), s.output());
     }
@@ -86,7 +80,7 @@ class Arm64BootTest {
                 + "t1=$(cut -d' ' -f1 /proc/uptime); cat log; echo \"STOPPED rc=$rc t0=$(cat t0) t1=$t1\"; "
                 + "ps | grep -v grep | grep -q 'java -jar' && echo STILL-THERE || echo GONE";
         Map<String, Steps.Step> out = runSteps(new Steps().step("sigint", script), List.of());
-        Steps.Step s = step(out, "sigint");
+        Steps.Step s = Steps.require(out, "sigint");
         Matcher m = Pattern.compile("STOPPED rc=(\\d+) t0=([\\d.]+) t1=([\\d.]+)").matcher(s.output());
         assertTrue(m.find(), s.output());
         assertEquals(130, Integer.parseInt(m.group(1)), s.output());
@@ -106,8 +100,8 @@ class Arm64BootTest {
                 .step("on", GuestFixture.jkvmRun(options, GuestFixture.command(measure)))
                 .step("off", GuestFixture.jkvmRun(options + " --pv steal-time=off", GuestFixture.command(measure))),
                 List.of());
-        long[] on = steal(step(out, "on"));
-        long[] off = steal(step(out, "off"));
+        long[] on = steal(Steps.require(out, "on"));
+        long[] off = steal(Steps.require(out, "off"));
         assertTrue(on[1] - on[0] >= 50, "steal ticks with steal time on: " + on[0] + " -> " + on[1]);
         assertEquals(0, off[1] - off[0], "steal ticks with steal time off: " + off[0] + " -> " + off[1]);
     }
@@ -148,7 +142,7 @@ class Arm64BootTest {
                 "too-many-cpus", "at most",
                 "unknown-pv", "unknown feature 'bogus'");
         for (Map.Entry<String, String> e : expect.entrySet()) {
-            Steps.Step s = step(out, e.getKey());
+            Steps.Step s = Steps.require(out, e.getKey());
             assertEquals(2, s.exitCode(), e.getKey() + ":\n" + s.output());
             List<String> lines = s.output().lines().filter(l -> !l.isBlank()).toList();
             assertEquals(1, lines.size(), e.getKey() + " printed more than one line:\n" + s.output());
@@ -162,7 +156,7 @@ class Arm64BootTest {
     void a128VcpuVmIsSetUpAndStarted() throws Exception {
         Map<String, Steps.Step> out = runSteps(new Steps().step("big",
                 GuestFixture.jkvmRun("--cpus 128 --memory 1G --timeout 20", "")), List.of());
-        Steps.Step s = step(out, "big");
+        Steps.Step s = Steps.require(out, "big");
         Matcher m = Pattern.compile("jkvm: 128 vCPUs, 1G RAM, set up in (\\d+) ms").matcher(s.output());
         assertTrue(m.find(), s.output());
         System.err.println("128-vCPU VM set up in " + m.group(1) + " ms (emulated arm64 host)");

@@ -71,11 +71,6 @@ class Arm64KernelSeriesTest {
         return Steps.parse(r.output());
     }
 
-    private static Steps.Step step(Map<String, Steps.Step> out, String name) {
-        Steps.Step s = out.get(name);
-        assertTrue(s != null, "step " + name + " did not run; seen: " + out.keySet());
-        return s;
-    }
 
     @Test
     void onThePatchedHostKernelModeWorksEndToEnd(@TempDir Path tmp) throws Exception {
@@ -88,11 +83,11 @@ class Arm64KernelSeriesTest {
                         + " --pvlock kernel --cmdline probe.seconds=1")
                 .step("off", guestRun("off", "--cpus 2")), pvImage.toString(), tmp);
 
-        Steps.Step caps = step(out, "caps");
+        Steps.Step caps = Steps.require(out, "caps");
         assertTrue(caps.output().contains("\"pvlock_attr\": true"), caps.output());
         assertTrue(caps.output().contains("\"pvlock_auto\": \"kernel\""), caps.output());
 
-        Steps.Step guest = step(out, "guest");
+        Steps.Step guest = Steps.require(out, "guest");
         assertEquals(0, guest.exitCode(), guest.output());
         assertTrue(guest.output().contains(USING), guest.output());
         assertTrue(guest.output().contains("JKVM-GUEST-READY cpus=4"), guest.output());
@@ -105,12 +100,12 @@ class Arm64KernelSeriesTest {
         while (seen.find()) changes += Long.parseLong(seen.group(1));
         assertTrue(changes > 0, "the host kernel's flips, seen from the VMM:\n" + guest.output());
 
-        Steps.Step p = step(out, "probe");
+        Steps.Step p = Steps.require(out, "probe");
         assertEquals(0, p.exitCode(), p.output());
         assertTrue(p.output().contains("PVPROBE addresses distinct=yes aligned64=yes count=4"), p.output());
         assertTrue(p.output().contains("PVPROBE done"), p.output());
 
-        Steps.Step off = step(out, "off");
+        Steps.Step off = Steps.require(out, "off");
         assertEquals(0, off.exitCode(), off.output());
         assertFalse(off.output().contains(USING), off.output());
         assertTrue(off.output().contains("JKVM-GUEST-READY cpus=2"), off.output());
@@ -119,7 +114,7 @@ class Arm64KernelSeriesTest {
     @Test
     void onDebiansStockHostTheGuestUsesThePvLockThroughUserspaceMode(@TempDir Path tmp) throws Exception {
         Map<String, Steps.Step> out = run(new Steps().step("userspace", guestRun("userspace", "--cpus 2")), null, tmp);
-        Steps.Step u = step(out, "userspace");
+        Steps.Step u = Steps.require(out, "userspace");
         assertEquals(0, u.exitCode(), u.output());
         assertTrue(u.output().contains(USING), u.output());
         assertTrue(u.output().contains("JKVM-GUEST-READY cpus=2"), u.output());

@@ -61,7 +61,7 @@ class Arm64PvLockTest {
                 .step("off", probeRun("off", "--cmdline probe.seconds=1"))
                 .step("kernel", probeRun("kernel", "--cmdline probe.seconds=1")));
 
-        Steps.Step u = step(out, "userspace");
+        Steps.Step u = Steps.require(out, "userspace");
         assertEquals(0, u.exitCode(), u.output());
         List<Long> addresses = new ArrayList<>();
         Matcher m = Pattern.compile("PVPROBE cpu=(\\d) uid=(\\w+) features=0x(\\p{XDigit}+) pvlock=0x(\\p{XDigit}+)")
@@ -81,7 +81,7 @@ class Arm64PvLockTest {
         assertTrue(u.output().contains("\"mode\": \"userspace\""), u.output());
         assertTrue(u.output().contains("PVPROBE done"), u.output());
 
-        Steps.Step off = step(out, "off");
+        Steps.Step off = Steps.require(out, "off");
         assertEquals(0, off.exitCode(), off.output());
         Matcher f = Pattern.compile("PVPROBE cpu=\\d uid=ok features=0x(\\p{XDigit}+) pvlock=unsupported").matcher(off.output());
         int n = 0;
@@ -92,7 +92,7 @@ class Arm64PvLockTest {
         assertEquals(4, n, off.output());
         assertTrue(off.output().contains("PVPROBE pvlock unavailable"), off.output());
 
-        Steps.Step k = step(out, "kernel");
+        Steps.Step k = Steps.require(out, "kernel");
         assertEquals(2, k.exitCode(), k.output());
         assertTrue(k.output().contains("lacks the PV-lock series"), k.output());
     }
@@ -126,9 +126,4 @@ class Arm64PvLockTest {
         return Steps.parse(r.output());
     }
 
-    private static Steps.Step step(Map<String, Steps.Step> steps, String name) {
-        Steps.Step s = steps.get(name);
-        assertTrue(s != null, "step " + name + " did not run; steps seen: " + steps.keySet());
-        return s;
-    }
 }

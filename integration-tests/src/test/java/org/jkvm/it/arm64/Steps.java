@@ -30,6 +30,13 @@ final class Steps {
         return script.toString();
     }
 
+    /** Step {@code name} of {@code steps}, failing the test when it did not run. */
+    static Step require(Map<String, Step> steps, String name) {
+        Step s = steps.get(name);
+        if (s == null) throw new AssertionError("step " + name + " did not run; steps seen: " + steps.keySet());
+        return s;
+    }
+
     /** The steps found in the host's output, by name. */
     static Map<String, Step> parse(String output) {
         Map<String, Step> steps = new LinkedHashMap<>();
