@@ -236,14 +236,13 @@ final class RunCommand implements Callable<Integer> {
             if (pvLock.resolution().mode() == PvLockMode.KERNEL) {
                 err.printf("jkvm: PV lock: %d PV-lock calls answered by jkvm; the host kernel changed preempted %d times"
                         + " (sampled from the VMM side)%n", calls, seen);
-                err.flush();
-                return;
+            } else {
+                err.printf("jkvm: PV lock: %d PV-lock calls answered, preempted set %d and cleared %d times by jkvm%s%s%n",
+                        calls, set, cleared, pvLock.switchSource() == null ? "" : "; switches from " + pvLock.switchSource(),
+                        s.staleness().count() == 0 ? "" : String.format(
+                                ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
+                                s.staleness().quantileNanos(0.99) / 1000, s.staleness().maxNanos() / 1000));
             }
-            err.printf("jkvm: PV lock: %d PV-lock calls answered, preempted set %d and cleared %d times by jkvm%s%s%n",
-                    calls, set, cleared, pvLock.switchSource() == null ? "" : "; switches from " + pvLock.switchSource(),
-                    s.staleness().count() == 0 ? "" : String.format(
-                            ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
-                            s.staleness().quantileNanos(0.99) / 1000, s.staleness().maxNanos() / 1000));
         }
         err.flush();
     }
