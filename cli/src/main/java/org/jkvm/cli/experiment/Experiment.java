@@ -41,7 +41,12 @@ public final class Experiment implements AutoCloseable {
      */
     public static Experiment open(Path specFile, Path results, boolean requireFiles) throws IOException {
         ExperimentSpec spec = ExperimentSpec.load(specFile, requireFiles);
-        return new Experiment(spec, RunMatrix.of(spec), ResultsLog.open(results != null ? results : defaultResults(specFile)));
+        return new Experiment(spec, RunMatrix.of(spec), ResultsLog.open(resultsFile(specFile, results)));
+    }
+
+    /** {@code results}, or the default next to the spec when it is null. */
+    public static Path resultsFile(Path specFile, Path results) {
+        return results != null ? results : defaultResults(specFile);
     }
 
     /** {@code overcommit.json} -> {@code overcommit.results.jsonl} next to it. */

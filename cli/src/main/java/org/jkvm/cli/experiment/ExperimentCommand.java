@@ -13,6 +13,7 @@ import org.jkvm.kvm.Kvm;
 import org.jkvm.cli.experiment.ExperimentSpec.Variant;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -68,17 +69,14 @@ public final class ExperimentCommand implements Callable<Integer> {
     static final class Plan implements Callable<Integer> {
         @Spec
         CommandSpec cs;
-        @Parameters(index = "0", paramLabel = "SPEC")
-        Path file;
-        @Option(names = "--results", paramLabel = "FILE", description = "Results (JSON lines); default: SPEC's name + .results.jsonl.")
-        Path results;
+        @Mixin
+        SpecFile spec;
 
         @Override
         public Integer call() throws Exception {
-            ExperimentSpec s = ExperimentSpec.load(file);
+            ExperimentSpec s = ExperimentSpec.load(spec.file);
             RunMatrix m = RunMatrix.of(s);
-            Set<String> done = Set.copyOf(ResultsLog.latest(ResultsLog.read(results != null ? results : Experiment.defaultResults(file)))
-                    .values().stream().filter(RunResult::ok).map(RunResult::id).toList());
+            Set<String> done = ResultsLog.doneIds(ResultsLog.read(spec.resultsFile()));
             PrintWriter out = cs.commandLine().getOut();
             for (Run r : m.runs()) out.printf("%4d  %-5s %s%n", r.order(), done.contains(r.id()) ? "done" : "", r.id());
             List<Run> pending = m.pending(done);
@@ -92,10 +90,8 @@ public final class ExperimentCommand implements Callable<Integer> {
     static final class ReportCmd implements Callable<Integer> {
         @Spec
         CommandSpec cs;
-        @Parameters(index = "0", paramLabel = "SPEC")
-        Path file;
-        @Option(names = "--results", paramLabel = "FILE", description = "Results (JSON lines); default: SPEC's name + .results.jsonl.")
-        Path results;
+        @Mixin
+        SpecFile spec;
         @Option(names = "--svg", paramLabel = "FILE", description = "Write the chart here.")
         Path svg;
         @Option(names = "--csv", paramLabel = "FILE", description = "Write every result as CSV here.")
@@ -103,8 +99,8 @@ public final class ExperimentCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            ExperimentSpec s = ExperimentSpec.load(file);
-            List<RunResult> all = ResultsLog.read(results != null ? results : Experiment.defaultResults(file));
+            ExperimentSpec s = ExperimentSpec.load(spec.file);
+            List<RunResult> all = ResultsLog.read(spec.resultsFile());
             Report r = Report.of(s, all);
             cs.commandLine().getOut().print(r.text());
             if (svg != null) r.writeSvg(svg);
@@ -120,10 +116,8 @@ public final class ExperimentCommand implements Callable<Integer> {
     static final class RunCmd implements Callable<Integer> {
         @Spec
         CommandSpec cs;
-        @Parameters(index = "0", paramLabel = "SPEC")
-        Path file;
-        @Option(names = "--results", paramLabel = "FILE", description = "Results (JSON lines); default: SPEC's name + .results.jsonl.")
-        Path results;
+        @Mixin
+        SpecFile spec;
         @Option(names = "--out", paramLabel = "DIR", description = "Where the report, chart and CSV go (default: SPEC's name + -report).")
         Path out;
 
@@ -134,8 +128,9 @@ public final class ExperimentCommand implements Callable<Integer> {
                         + System.getProperty("os.arch") + ": run it inside the emulated arm64 host (arm64-host/run)");
             }
             PrintWriter err = cs.commandLine().getErr();
-            Path dir = out != null ? out : file.resolveSibling(file.getFileName().toString().replaceFirst("\\.json$", "") + "-report");
-            try (Experiment ex = Experiment.open(file, results, true); Kvm kvm = Kvm.open()) {
+            Path dir = out != null ? out
+                    : spec.file.resolveSibling(spec.file.getFileName().toString().replaceFirst("\\.json$", "") + "-report");
+            try (Experiment ex = Experiment.open(spec.file, spec.results, true); Kvm kvm = Kvm.open()) {
                 List<Run> pending = ex.pending();
                 int total = ex.matrix().size();
                 Progress progress = new Progress(err, total, total - pending.size());

@@ -92,6 +92,11 @@ public final class ResultsLog implements AutoCloseable {
 
     /** Ids whose last result succeeded: done, not to run again. */
     public synchronized Set<String> doneIds() {
+        return doneIds(results);
+    }
+
+    /** Ids whose last result in {@code results} succeeded. */
+    public static Set<String> doneIds(List<RunResult> results) {
         Set<String> s = new TreeSet<>();
         latest(results).forEach((id, r) -> {
             if (r.ok()) s.add(id);

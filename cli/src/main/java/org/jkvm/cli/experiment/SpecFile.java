@@ -1,0 +1,20 @@
+package org.jkvm.cli.experiment;
+
+import java.nio.file.Path;
+
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The spec argument and {@code --results} option that plan, run and report share. */
+final class SpecFile {
+    @Parameters(index = "0", paramLabel = "SPEC")
+    Path file;
+
+    @Option(names = "--results", paramLabel = "FILE", description = "Results (JSON lines); default: SPEC's name + .results.jsonl.")
+    Path results;
+
+    /** The results file in use. */
+    Path resultsFile() {
+        return Experiment.resultsFile(file, results);
+    }
+}
