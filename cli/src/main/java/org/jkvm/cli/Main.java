@@ -28,6 +28,11 @@ public final class Main {
 
     /** Entry point: runs the command and exits with its code. */
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        CommandLine cl = commandLine();
+        int code = cl.execute(args);
+        // picocli's writers flush on println only: a command that ends with print() would lose its output
+        cl.getOut().flush();
+        cl.getErr().flush();
+        System.exit(code);
     }
 }

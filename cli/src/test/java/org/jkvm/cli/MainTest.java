@@ -1,13 +1,16 @@
 package org.jkvm.cli;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 import org.jkvm.kvm.Kvm;
 import org.jkvm.kvm.KvmException;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -89,5 +92,24 @@ class MainTest {
         assertEquals(0, r.exitCode(), r.err());
         assertTrue(r.out().startsWith("/dev/kvm on "), r.out());
         assertTrue(r.out().contains("vCPUs per VM"), r.out());
+    }
+
+    /** Through main(), in a JVM of its own: what a command print()s must reach stdout before exit. */
+    @Tag("unit")
+    @Test
+    void mainFlushesWhatACommandPrinted(@TempDir Path dir) throws Exception {
+        Path spec = dir.resolve("e.json");
+        Files.writeString(spec, """
+                {"name": "e", "guest": {"kernel": "I", "initrd": "R"}, "vcpus": 2, "pin": "0",
+                 "workloads": [{"name": "cpu", "workers": 2, "seconds": 1}],
+                 "variants": [{"name": "base", "pvlock": "off"}], "repetitions": 1}
+                """);
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "experiment", "report", spec.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        assertTrue(out.startsWith("Experiment e: 0 of 1 measured runs"), "the report on stdout:\n" + out);
     }
 }
