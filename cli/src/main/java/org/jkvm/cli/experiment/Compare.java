@@ -46,6 +46,18 @@ public final class Compare {
     }
 
     /**
+     * Whether overcommit measurably hurt a workload, so that a won-back share means something: the
+     * no-overcommit reference beats the overcommitted base by more than the two standard deviations
+     * added (a control such as a CPU loop, whose reference differs from its base by noise, gets none).
+     * A single run counts as no spread.
+     */
+    public static boolean measurableCollapse(Stats base, Stats reference, Direction better) {
+        double gap = better == Direction.HIGHER ? reference.mean() - base.mean() : base.mean() - reference.mean();
+        double noise = (Double.isFinite(base.stdev()) ? base.stdev() : 0) + (Double.isFinite(reference.stdev()) ? reference.stdev() : 0);
+        return Double.isFinite(gap) && gap > noise;
+    }
+
+    /**
      * Performance relative to the base, base = 100, higher is better: variant / base x 100 for
      * higher-is-better, base / variant x 100 for lower-is-better (what the chart draws). Needs both positive.
      */

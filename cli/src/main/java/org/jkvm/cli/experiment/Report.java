@@ -52,7 +52,8 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
      * @param failed         its failed measured runs
      * @param changeMean     {@link Compare#percentChange} of the means, + = better
      * @param changeMedian   the same on medians
-     * @param wonBackMean    {@link Compare#wonBack} of the means (NaN without a reference)
+     * @param wonBackMean    {@link Compare#wonBack} of the means (NaN without a reference or a
+     *                       {@link Compare#measurableCollapse measurable collapse})
      * @param wonBackMedian  the same on medians
      * @param relMean        {@link Compare#relative} of the mean (base = 100, higher is better)
      * @param relLow         relative performance of its worst run
@@ -122,10 +123,11 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
             Stats b = stats.get(base);
             Stats rf = ref == null ? null : stats.get(ref);
             List<Cell> out = new ArrayList<>();
+            boolean collapse = rf != null && Compare.measurableCollapse(b, rf, better);
             for (Variant v : spec.variants()) {
                 Stats s = stats.get(v.name());
-                double wbMean = rf == null ? Double.NaN : Compare.wonBack(b.mean(), s.mean(), rf.mean());
-                double wbMedian = rf == null ? Double.NaN : Compare.wonBack(b.median(), s.median(), rf.median());
+                double wbMean = collapse ? Compare.wonBack(b.mean(), s.mean(), rf.mean()) : Double.NaN;
+                double wbMedian = collapse ? Compare.wonBack(b.median(), s.median(), rf.median()) : Double.NaN;
                 double relMean = Compare.relative(b.mean(), s.mean(), better);
                 double relA = Compare.relative(b.mean(), s.min(), better);
                 double relB = Compare.relative(b.mean(), s.max(), better);

@@ -37,7 +37,9 @@ public final class ReportText {
         sb.append("mean ± sample stdev over the runs; % = change against the base, + is better (of the mean / of the median)");
         if (spec.reference() != null) {
             sb.append(";\nwon back = (variant - base) / (").append(spec.reference())
-                    .append(" - base), of the means: 0% = the overcommitted base, 100% = no overcommit");
+                    .append(" - base), of the means: 0% = the overcommitted base, 100% = no overcommit;")
+                    .append(" n/a where ").append(spec.reference())
+                    .append(" is not better than the base by more than their stdevs added (no measurable collapse)");
         }
         sb.append("\n\n");
 

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The report's maths on hand-computed examples (and the seeds' own numbers). */
@@ -93,6 +94,17 @@ class MathsTest {
         // 10 s without overcommit, 20 s overcommitted, 12 s with the variant: 80% won back
         assertEquals(80.0, Compare.wonBack(20, 12, 10), EPS);
         assertEquals(-20.0, Compare.wonBack(20, 22, 10), EPS);
+    }
+
+    @Test
+    void aCollapseMustBeBiggerThanTheSpreadToBeWonBack() {
+        Stats base = Stats.of(90, 100, 110);   // mean 100, stdev 10
+        assertTrue(Compare.measurableCollapse(base, Stats.of(115, 125, 135), Direction.HIGHER), "25 > 10 + 10");
+        assertFalse(Compare.measurableCollapse(base, Stats.of(105, 115, 125), Direction.HIGHER), "15 < 10 + 10: noise");
+        assertFalse(Compare.measurableCollapse(base, Stats.of(50, 60, 70), Direction.HIGHER), "the reference is worse");
+        assertTrue(Compare.measurableCollapse(base, Stats.of(50, 60, 70), Direction.LOWER), "lower is better: 40 > 20");
+        assertTrue(Compare.measurableCollapse(Stats.of(100), Stats.of(101), Direction.HIGHER), "single runs: no spread");
+        assertFalse(Compare.measurableCollapse(base, Stats.EMPTY, Direction.HIGHER), "no reference runs");
     }
 
     @Test
