@@ -1,10 +1,15 @@
 package org.jkvm.cli.experiment;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 import org.jkvm.kvm.Arch;
@@ -29,6 +34,9 @@ import picocli.CommandLine.Model.CommandSpec;
         subcommands = {ExperimentCommand.Check.class, ExperimentCommand.Plan.class, ExperimentCommand.RunCmd.class,
             ExperimentCommand.ReportCmd.class})
 public final class ExperimentCommand implements Callable<Integer> {
+    /** What starts a result line that {@code run --emit-results} prints. */
+    public static final String EMITTED = "JKVM-RESULT ";
+
     @Spec
     CommandSpec spec;
 
@@ -47,11 +55,18 @@ public final class ExperimentCommand implements Callable<Integer> {
         Path file;
         @Option(names = "--files", description = "Also require the kernels and initrd named to exist.")
         boolean files;
+        @Option(names = "--list-files", description = "Only print the kernels and initrd the runs read, one absolute path"
+                + " per line (implies --files; arm64-host/experiment copies them into the emulated host).")
+        boolean listFiles;
 
         @Override
         public Integer call() throws Exception {
-            ExperimentSpec s = ExperimentSpec.load(file, files);
+            ExperimentSpec s = ExperimentSpec.load(file, files || listFiles);
             PrintWriter out = cs.commandLine().getOut();
+            if (listFiles) {
+                for (Path f : s.inputFiles()) out.println(f.toAbsolutePath().normalize());
+                return 0;
+            }
             out.printf("%s: %d workloads x %d variants x (%d + %d warm-up) = %d runs%n", s.name(), s.workloads().size(),
                     s.variants().size(), s.repetitions(), s.warmup(), s.runCount());
             for (Variant v : s.variants()) {
@@ -71,6 +86,9 @@ public final class ExperimentCommand implements Callable<Integer> {
         CommandSpec cs;
         @Mixin
         SpecFile spec;
+        @Option(names = "--host-kernel-args", description = "Only print each set of host kernel arguments that pending"
+                + " runs need, one line per host boot (an empty line: none; nothing when all runs are done).")
+        boolean hostKernelArgs;
 
         @Override
         public Integer call() throws Exception {
@@ -78,6 +96,13 @@ public final class ExperimentCommand implements Callable<Integer> {
             RunMatrix m = RunMatrix.of(s);
             Set<String> done = ResultsLog.doneIds(ResultsLog.read(spec.resultsFile()));
             PrintWriter out = cs.commandLine().getOut();
+            if (hostKernelArgs) {
+                List<Run> pending = m.pending(done);
+                for (Set<String> g : HostKernelArgs.groups(s)) {
+                    if (pending.stream().anyMatch(r -> HostKernelArgs.of(r.variant()).equals(g))) out.println(HostKernelArgs.text(g));
+                }
+                return 0;
+            }
             for (Run r : m.runs()) out.printf("%4d  %-5s %s%n", r.order(), done.contains(r.id()) ? "done" : "", r.id());
             List<Run> pending = m.pending(done);
             out.printf("%d of %d runs pending%n", pending.size(), m.size());
@@ -120,6 +145,9 @@ public final class ExperimentCommand implements Callable<Integer> {
         SpecFile spec;
         @Option(names = "--out", paramLabel = "DIR", description = "Where the report, chart and CSV go (default: SPEC's name + -report).")
         Path out;
+        @Option(names = "--emit-results", description = "Also print each result as it is logged, on stdout as '"
+                + EMITTED + "<JSON line>' (for a driver outside this host: arm64-host/experiment).")
+        boolean emitResults;
 
         @Override
         public Integer call() throws Exception {
@@ -130,24 +158,48 @@ public final class ExperimentCommand implements Callable<Integer> {
             PrintWriter err = cs.commandLine().getErr();
             Path dir = out != null ? out
                     : spec.file.resolveSibling(spec.file.getFileName().toString().replaceFirst("\\.json$", "") + "-report");
+            PrintWriter stdout = cs.commandLine().getOut();
             try (Experiment ex = Experiment.open(spec.file, spec.results, true); Kvm kvm = Kvm.open()) {
-                List<Run> pending = ex.pending();
+                String cmdline = hostCmdline();
+                List<Run> pending = new ArrayList<>();
+                Map<String, Set<String>> elsewhere = new TreeMap<>();
+                for (Run r : ex.pending()) {
+                    if (HostKernelArgs.runsOn(ex.spec(), r.variant(), cmdline)) pending.add(r);
+                    else elsewhere.put(r.variant().name(), HostKernelArgs.of(r.variant()));
+                }
+                elsewhere.forEach((variant, args) -> err.printf("jkvm: skipping variant %s here: it needs a host booted with"
+                        + " %s, and this one has %s (arm64-host/experiment boots one host per set)%n", variant,
+                        args.isEmpty() ? "none of the spec's host kernel arguments" : "'" + HostKernelArgs.text(args) + "'",
+                        describe(HostKernelArgs.booted(ex.spec(), cmdline))));
                 int total = ex.matrix().size();
-                Progress progress = new Progress(err, total, total - pending.size());
+                Progress progress = new Progress(err, total, total - ex.pending().size(), pending.size());
                 ExperimentRunner runner = new ExperimentRunner(kvm, ex.spec());
                 for (Run r : pending) {
                     progress.starting(r);
                     RunResult result = runner.run(r);
                     ex.log().append(result);
+                    if (emitResults) {
+                        stdout.println(EMITTED + ResultsLog.toJson(result));
+                        stdout.flush();
+                    }
                     progress.finished(result);
                 }
                 ex.writeOutputs(dir);
-                cs.commandLine().getOut().print(ex.report().text());
-                cs.commandLine().getOut().flush();
+                stdout.print(ex.report().text());
+                stdout.flush();
                 err.println("jkvm: report, chart and CSV in " + dir);
                 err.flush();
             }
             return 0;
+        }
+
+        private static String hostCmdline() throws IOException {
+            Path p = Path.of("/proc/cmdline");
+            return Files.isReadable(p) ? Files.readString(p).strip() : "";
+        }
+
+        private static String describe(Set<String> booted) {
+            return booted.isEmpty() ? "none of them" : "'" + HostKernelArgs.text(booted) + "'";
         }
     }
 
@@ -158,14 +210,16 @@ public final class ExperimentCommand implements Callable<Integer> {
         private final int total;
         private final long startNanos = System.nanoTime();
         private final int doneAtStart;
+        private final int toRunHere;
         private int done;
         private int failed;
 
-        Progress(PrintWriter err, int total, int done) {
+        Progress(PrintWriter err, int total, int done, int toRunHere) {
             this.err = err;
             this.total = total;
             this.doneAtStart = done;
             this.done = done;
+            this.toRunHere = toRunHere;
         }
 
         void starting(Run r) {
@@ -182,7 +236,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             }
             long ranHere = done - doneAtStart;
             long perRun = (System.nanoTime() - startNanos) / Math.max(1, ranHere);
-            long etaSeconds = perRun * (total - done) / 1_000_000_000L;
+            long etaSeconds = perRun * (toRunHere - ranHere) / 1_000_000_000L;
             err.printf("  %s %.1f s%s; %d failed; about %d min %d s left%n", r.ok() ? "done in" : "after", r.wallSeconds(),
                     r.ok() ? ", " + r.value() + " " + r.unit() : "", failed, etaSeconds / 60, etaSeconds % 60);
             err.flush();

@@ -3,11 +3,8 @@ package org.jkvm.cli.experiment;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,13 +28,10 @@ import org.jkvm.vmm.vcpu.VcpuStats;
 final class ExperimentRunner {
     private final Kvm kvm;
     private final ExperimentSpec spec;
-    private final String hostCmdline;
 
-    ExperimentRunner(Kvm kvm, ExperimentSpec spec) throws IOException {
+    ExperimentRunner(Kvm kvm, ExperimentSpec spec) {
         this.kvm = kvm;
         this.spec = spec;
-        Path cmdline = Path.of("/proc/cmdline");
-        this.hostCmdline = Files.isReadable(cmdline) ? Files.readString(cmdline).strip() : "";
     }
 
     /** One VM's part of a run. */
@@ -47,11 +41,6 @@ final class ExperimentRunner {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         Variant v = run.variant();
-        String missing = missingHostArgs(v.hostKernelArgs());
-        if (missing != null) {
-            return RunResult.failed(run, "needs the host kernel arguments '" + missing + "', and this host booted with '"
-                    + hostCmdline + "': run this variant on a host booted with them", 0, started, Map.of());
-        }
         List<VmRun> vms = new ArrayList<>();
         Map<String, Number> host = new LinkedHashMap<>();
         try {
@@ -127,13 +116,6 @@ final class ExperimentRunner {
         host.put("pvlock_calls", calls);
         host.put("preempted_set", set);
         host.put("preempted_cleared", cleared);
-    }
-
-    private String missingHostArgs(String wanted) {
-        if (wanted == null || wanted.isBlank()) return null;
-        List<String> have = Arrays.asList(hostCmdline.split("\\s+"));
-        List<String> lacking = Arrays.stream(wanted.strip().split("\\s+")).filter(a -> !have.contains(a)).toList();
-        return lacking.isEmpty() ? null : String.join(" ", lacking);
     }
 
     private static String tail(String console) {

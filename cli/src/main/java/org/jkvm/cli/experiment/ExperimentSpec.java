@@ -6,9 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.config.CpuSet;
@@ -163,6 +165,13 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
     /** The guest kernel for a variant. */
     public Path kernel(Variant v) {
         return v.kernel() != null ? v.kernel() : guest.kernel();
+    }
+
+    /** The files every run reads: the guest kernel, the initrd, and the variants' own kernels, each once. */
+    public List<Path> inputFiles() {
+        Set<Path> files = new LinkedHashSet<>(List.of(guest.kernel(), guest.initrd()));
+        for (Variant v : variants) files.add(kernel(v));
+        return List.copyOf(files);
     }
 
     /** The full guest command line for a run: the spec's extra arguments, then the workload's. */

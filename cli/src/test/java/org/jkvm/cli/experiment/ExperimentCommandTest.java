@@ -101,4 +101,37 @@ class ExperimentCommandTest {
         assertEquals(2, files.code());
         assertTrue(files.err().contains("guest.kernel: no such file: " + dir.resolve("I")), files.err());
     }
+
+    @Test
+    void checkListsTheInputFilesAndPlanTheHostBootsForADriver() throws Exception {
+        Path f = dir.resolve("in.json");
+        Files.createDirectories(dir.resolve("k"));
+        for (String n : List.of("k/Image", "k/Image-new", "initrd")) Files.writeString(dir.resolve(n), "x");
+        Files.writeString(f, """
+                {"name": "in", "guest": {"kernel": "k/Image", "initrd": "initrd"}, "vcpus": 4, "pin": "0",
+                 "workloads": [{"name": "cpu", "workers": 4, "seconds": 5}],
+                 "variants": [{"name": "base", "pvlock": "off"},
+                              {"name": "new", "pvlock": "off", "kernel": "k/Image-new"},
+                              {"name": "notrap", "pvlock": "off", "host_kernel_args": "kvm-arm.wfe_trap_policy=notrap"}],
+                 "repetitions": 1}
+                """);
+        Out files = run("check", "--list-files", f.toString());
+        assertEquals(0, files.code(), files.err());
+        assertEquals(dir.resolve("k/Image") + "\n" + dir.resolve("initrd") + "\n" + dir.resolve("k/Image-new") + "\n", files.out());
+
+        Out hosts = run("plan", "--host-kernel-args", f.toString());
+        assertEquals(0, hosts.code(), hosts.err());
+        assertEquals("\nkvm-arm.wfe_trap_policy=notrap\n", hosts.out());
+        try (Experiment ex = Experiment.open(f, null, false)) {
+            Run notrap = ex.pending().stream().filter(r -> r.variant().name().equals("notrap")).findFirst().orElseThrow();
+            ex.log().append(RunResult.of(notrap, List.of(new GuestResult("cpu", 1, "ops/s", Direction.HIGHER)), 6, Instant.EPOCH, Map.of()));
+        }
+        assertEquals("\n", run("plan", "--host-kernel-args", f.toString()).out(), "only the boot still needed");
+
+        Files.delete(dir.resolve("k/Image-new"));
+        Out missing = run("check", "--list-files", f.toString());
+        assertEquals(2, missing.code(), "a spec error");
+        assertEquals("", missing.out());
+        assertTrue(missing.err().contains("k/Image-new"), missing.err());
+    }
 }

@@ -45,25 +45,14 @@ class Arm64ExperimentTest {
 
     @Test
     void aTwoVariantExperimentRunsReportsAndResumes(@TempDir Path tmp) throws Exception {
-        Path spec = tmp.resolve("short.json");
-        Files.writeString(spec, """
-                {
-                  "name": "short",
-                  "guest": { "kernel": "Image", "initrd": "%s" },
-                  "vcpus": 4,
-                  "memory": "256M",
-                  "pin": "0",
+        Path spec = writeSpec(tmp, "short", "Image", workloads.getFileName().toString(), 4, """
                   "workloads": [
                     { "name": "mmap-shared", "workers": 4, "seconds": 2 },
                     { "name": "cpu", "workers": 4, "seconds": 2 }
                   ],
-                  "variants": [
-                    { "name": "off", "pvlock": "off" },
-                    { "name": "user", "pvlock": "userspace" }
-                  ],
+                  "variants": [ { "name": "off", "pvlock": "off" }, { "name": "user", "pvlock": "userspace" } ],
                   "repetitions": 2
-                }
-                """.formatted(workloads.getFileName()));
+                """);
         String run = "java -jar jkvm.jar experiment run short.json --out out";
         Map<String, Steps.Step> out = Steps.parse(EmulatedArm64Host.run("", Duration.ofMinutes(20), new Steps()
                 .step("first", run + " && wc -l < short.results.jsonl && grep -c '<svg' out/chart.svg && head -n 1 out/results.csv")
@@ -84,5 +73,70 @@ class Arm64ExperimentTest {
         assertEquals(0, again.exitCode(), again.output());
         assertTrue(Pattern.compile("(?m)^8$").matcher(again.output()).find(), "still 8 results:\n" + again.output());
         assertTrue(!again.output().contains("done in"), "nothing should run again:\n" + again.output());
+    }
+
+    /**
+     * arm64-host/experiment from this machine: one host boot per set of host kernel arguments
+     * (here plain and {@code kvm-arm.wfe_trap_policy=notrap}), each running only its variant; the
+     * results come back into the local log and the report is written here; run again, it boots
+     * nothing.
+     */
+    @Test
+    void theDriverBootsOneHostPerSetOfHostKernelArguments(@TempDir Path tmp) throws Exception {
+        Path spec = writeSpec(tmp, "wfe", image.toString(), workloads.toString(), 2, """
+                  "workloads": [ { "name": "cpu", "workers": 2, "seconds": 2 } ],
+                  "variants": [
+                    { "name": "trap", "pvlock": "off" },
+                    { "name": "notrap", "pvlock": "off", "host_kernel_args": "kvm-arm.wfe_trap_policy=notrap" }
+                  ],
+                  "repetitions": 1
+                """);
+        Path driver = EmulatedArm64Host.repo().resolve("arm64-host/experiment");
+
+        Driven first = drive(driver, spec, tmp.resolve("out"));
+        assertEquals(0, first.exitCode(), first.output());
+        assertTrue(first.output().contains("host boot for host kernel arguments 'none'"), first.output());
+        assertTrue(first.output().contains("host boot for host kernel arguments 'kvm-arm.wfe_trap_policy=notrap'"), first.output());
+        assertTrue(first.output().contains("skipping variant notrap here: it needs a host booted with 'kvm-arm.wfe_trap_policy=notrap'"),
+                first.output());
+        String secondBoot = first.output().substring(first.output().indexOf("arguments 'kvm-arm.wfe_trap_policy=notrap'"));
+        assertTrue(secondBoot.contains("] 1/2 notrap cpu #1") && !secondBoot.contains(" trap cpu #1"),
+                "the notrap host runs notrap only:\n" + secondBoot);
+        List<String> results = Files.readAllLines(tmp.resolve("wfe.results.jsonl"));
+        assertEquals(2, results.size(), String.join("\n", results));
+        assertTrue(results.stream().allMatch(l -> l.contains("\"value\":") && !l.contains("\"value\":null")), String.join("\n", results));
+        assertTrue(Files.readString(tmp.resolve("out/report.txt")).contains("Experiment wfe: 2 of 2 measured runs"),
+                Files.readString(tmp.resolve("out/report.txt")));
+        assertTrue(Files.readString(tmp.resolve("out/chart.svg")).contains("<svg"));
+
+        Driven again = drive(driver, spec, tmp.resolve("out"));
+        assertEquals(0, again.exitCode(), again.output());
+        assertTrue(!again.output().contains("host boot for"), "nothing left to boot a host for:\n" + again.output());
+        assertEquals(2, Files.readAllLines(tmp.resolve("wfe.results.jsonl")).size());
+    }
+
+    private record Driven(int exitCode, String output) {}
+
+    private static Driven drive(Path driver, Path spec, Path out) throws Exception {
+        Process p = new ProcessBuilder(driver.toString(), "--out", out.toString(), "--timeout", "900", spec.toString())
+                .redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(20, TimeUnit.MINUTES), "arm64-host/experiment did not finish");
+        return new Driven(p.exitValue(), output);
+    }
+
+    /** A spec of {@code vcpus} vCPUs pinned onto host CPU 0, 256M; {@code rest} holds workloads, variants, repetitions. */
+    private static Path writeSpec(Path dir, String name, String kernel, String initrd, int vcpus, String rest) throws Exception {
+        Path spec = dir.resolve(name + ".json");
+        Files.writeString(spec, """
+                {
+                  "name": "%s",
+                  "guest": { "kernel": "%s", "initrd": "%s" },
+                  "vcpus": %d,
+                  "memory": "256M",
+                  "pin": "0",
+                %s}
+                """.formatted(name, kernel, initrd, vcpus, rest));
+        return spec;
     }
 }
