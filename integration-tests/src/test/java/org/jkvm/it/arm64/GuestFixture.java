@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Assumptions;
  * whose /init prints {@code JKVM-GUEST-READY cpus=N}, runs {@code jkvm.cmd=<base64>} and
  * powers off.
  */
-final class GuestFixture {
+public final class GuestFixture {
     private GuestFixture() {}
 
     /** The kernel and the initramfs, or a skip naming the command that makes them. */
-    static List<Path> filesOrSkip() throws IOException, InterruptedException {
+    public static List<Path> filesOrSkip() throws IOException, InterruptedException {
         Path build = EmulatedArm64Host.repo().resolve("guest/build");
         Process p = new ProcessBuilder(build.toString(), "--quiet").redirectErrorStream(false).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -36,12 +36,12 @@ final class GuestFixture {
     }
 
     /** The kernel argument that makes /init run {@code shellCommand}. */
-    static String command(String shellCommand) {
+    public static String command(String shellCommand) {
         return "jkvm.cmd=" + Base64.getEncoder().encodeToString(shellCommand.getBytes(StandardCharsets.UTF_8));
     }
 
     /** {@code jkvm run} of the fixture with {@code options} and the kernel command line {@code cmdline}. */
-    static String jkvmRun(String options, String cmdline) {
+    public static String jkvmRun(String options, String cmdline) {
         return "java -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz " + options
                 + " --cmdline 'console=ttyS0 panic=-1 quiet " + cmdline + "'";
     }

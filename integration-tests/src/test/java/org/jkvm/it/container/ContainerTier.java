@@ -3,6 +3,8 @@ package org.jkvm.it.container;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Device;
@@ -14,35 +16,43 @@ import org.testcontainers.utility.MountableFile;
 
 /**
  * What the {@code container} tier needs, and its containers: a reachable Docker engine and the
- * local {@code jkvm-runtime} image (Debian's JRE 25 and busybox, built by
- * {@code containers/build}; nothing is pulled from a registry), jkvm's jar copied in, run as
- * root, with or without the host's /dev/kvm passed in as a device.
+ * local images, built from Debian packages by {@code containers/build} (nothing is pulled from a
+ * registry): {@code jkvm-runtime} (Debian's JRE 25 and busybox) and {@code jkvm-arm64-host} (the
+ * same plus QEMU, to boot the emulated arm64 host); jkvm's jar copied in, run as root, with or
+ * without the host's /dev/kvm passed in as a device.
  */
 final class ContainerTier {
     private ContainerTier() {}
 
     static final String IMAGE = System.getProperty("jkvm.container.image", "jkvm-runtime:latest");
+    static final String ARM64_HOST_IMAGE = System.getProperty("jkvm.container.arm64HostImage", "jkvm-arm64-host:latest");
     static final Path HOST_KVM = Path.of("/dev/kvm");
     /** Where the image's {@code jkvm} wrapper looks for the jar. */
     static final String JAR_IN_CONTAINER = "/opt/jkvm/jkvm.jar";
 
     private static final String HOW = "run scripts/docker-up.sh (as root) and then containers/build";
-    private static String missing; // null: not checked yet; "": all there
+    /** Per image: "" when everything is there, else what is missing. */
+    private static final Map<String, String> MISSING = new HashMap<>();
 
-    /** Skips the calling test unless a Docker engine answers and the image is built. */
-    static synchronized void requireDockerAndImage() {
-        if (missing == null) missing = whatIsMissing();
+    /** Skips the calling test unless a Docker engine answers and the runtime image is built. */
+    static void requireDockerAndImage() {
+        requireDockerAndImage(IMAGE, "containers/build");
+    }
+
+    /** Skips the calling test unless a Docker engine answers and {@code image} is built. */
+    static synchronized void requireDockerAndImage(String image, String buildCommand) {
+        String missing = MISSING.computeIfAbsent(image, i -> whatIsMissing(i, buildCommand));
         if (!missing.isEmpty()) Assumptions.abort(skip(missing));
     }
 
-    private static String whatIsMissing() {
+    private static String whatIsMissing(String image, String buildCommand) {
         if (!DockerClientFactory.instance().isDockerAvailable()) {
             return "no Docker engine is reachable (DOCKER_HOST or /var/run/docker.sock): " + HOW;
         }
         try {
-            DockerClientFactory.instance().client().inspectImageCmd(IMAGE).exec();
+            DockerClientFactory.instance().client().inspectImageCmd(image).exec();
         } catch (NotFoundException e) {
-            return "the image " + IMAGE + " is not built: run containers/build"
+            return "the image " + image + " is not built: run " + buildCommand
                     + " (it needs a Docker engine: scripts/docker-up.sh)";
         }
         return "";
@@ -74,9 +84,14 @@ final class ContainerTier {
      * A container of the image that idles (so tests can exec in it), running as root, with
      * jkvm's jar at {@link #JAR_IN_CONTAINER} and, if {@code withKvm}, the host's /dev/kvm.
      */
-    @SuppressWarnings("resource")
     static GenericContainer<?> container(boolean withKvm) {
-        return new GenericContainer<>(DockerImageName.parse(IMAGE))
+        return container(IMAGE, withKvm);
+    }
+
+    /** The same for another of the tier's images. */
+    @SuppressWarnings("resource")
+    static GenericContainer<?> container(String image, boolean withKvm) {
+        return new GenericContainer<>(DockerImageName.parse(image))
                 .withCommand("sleep", "3600")
                 .withCopyFileToContainer(MountableFile.forHostPath(jkvmJar(), 0644), JAR_IN_CONTAINER)
                 .withCreateContainerCmdModifier(cmd -> {
