@@ -4,10 +4,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.AccessMode;
+import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Device;
+import com.github.dockerjava.api.model.Volume;
 import org.junit.jupiter.api.Assumptions;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
@@ -89,8 +93,19 @@ final class ContainerTier {
     }
 
     /** The same for another of the tier's images. */
-    @SuppressWarnings("resource")
     static GenericContainer<?> container(String image, boolean withKvm) {
+        return container(image, withKvm, Map.of());
+    }
+
+    /**
+     * The same with host paths bind-mounted read-only (host path -> container path). Binds go in
+     * through the create command: Testcontainers' own file binds first probe the engine with a
+     * helper image from a registry, which is unreachable here and costs minutes of retries.
+     */
+    @SuppressWarnings("resource")
+    static GenericContainer<?> container(String image, boolean withKvm, Map<Path, String> readOnly) {
+        List<Bind> binds = readOnly.entrySet().stream()
+                .map(e -> new Bind(e.getKey().toString(), new Volume(e.getValue()), AccessMode.ro)).toList();
         return new GenericContainer<>(DockerImageName.parse(image))
                 .withCommand("sleep", "3600")
                 .withCopyFileToContainer(MountableFile.forHostPath(jkvmJar(), 0644), JAR_IN_CONTAINER)
@@ -100,6 +115,7 @@ final class ContainerTier {
                         cmd.getHostConfig().withDevices(
                                 new Device("rwm", HOST_KVM.toString(), HOST_KVM.toString()));
                     }
+                    if (!binds.isEmpty()) cmd.getHostConfig().withBinds(binds);
                 })
                 .withStartupTimeout(Duration.ofSeconds(60));
     }

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.MountableFile;
@@ -49,9 +48,8 @@ class EmulatedArm64HostInContainerTest {
                 () -> ContainerTier.skip("the emulated host is not assembled in " + hostCache + ": run arm64-host/assemble"));
         List<Path> guest = GuestFixture.filesOrSkip();
 
-        try (GenericContainer<?> c = ContainerTier.container(ContainerTier.ARM64_HOST_IMAGE, false)
-                .withFileSystemBind(scripts.toString(), SCRIPTS, BindMode.READ_ONLY)
-                .withFileSystemBind(hostCache.toString(), CACHE + "/arm64-host", BindMode.READ_ONLY)
+        try (GenericContainer<?> c = ContainerTier.container(ContainerTier.ARM64_HOST_IMAGE, false,
+                        Map.of(scripts, SCRIPTS, hostCache, CACHE + "/arm64-host"))
                 .withCopyFileToContainer(MountableFile.forHostPath(guest.get(0), 0644), GUEST + "/Image")
                 .withCopyFileToContainer(MountableFile.forHostPath(guest.get(1), 0644), GUEST + "/initramfs.cpio.gz")
                 .withEnv("JKVM_CACHE", CACHE)) {
