@@ -18,6 +18,7 @@ import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.vcpu.ThreadSchedStat;
 import org.jkvm.vmm.vcpu.VcpuStats;
 
 /**
@@ -96,26 +97,37 @@ final class ExperimentRunner {
 
     /** Host-side figures summed over the run's VMs and vCPUs. */
     private static void collect(Map<String, Number> host, List<VmRun> vms) {
-        long exits = 0, inRun = 0, outside = 0, calls = 0, set = 0, cleared = 0;
+        long exits = 0, inRun = 0, outside = 0, onCpu = 0, waiting = 0, calls = 0, set = 0, cleared = 0, seen = 0;
+        boolean sched = true;
         for (VmRun r : vms) {
             for (VcpuStats s : r.vm().machine().stats()) {
                 exits += s.totalExits();
                 inRun += s.nanosInKvmRun();
                 outside += s.nanosOutside();
+                sched &= s.scheduled().isPresent();
+                onCpu += s.scheduled().map(ThreadSchedStat::onCpuNanos).orElse(0L);
+                waiting += s.scheduled().map(ThreadSchedStat::waitingNanos).orElse(0L);
             }
             PvLockStats p = r.pvLock().stats();
             for (int i = 0; i < p.vcpus(); i++) {
                 calls += p.pvLockCalls(i);
                 set += p.preemptedSet(i);
                 cleared += p.preemptedCleared(i);
+                seen += p.changesSeen(i);
             }
         }
         host.put("exits", exits);
         host.put("ms_in_kvm_run", inRun / 1_000_000);
         host.put("ms_outside", outside / 1_000_000);
+        if (sched) {
+            // what the vCPU threads got from the host's scheduler; the wait is the guests' steal time
+            host.put("ms_vcpus_on_cpu", onCpu / 1_000_000);
+            host.put("ms_vcpus_waiting", waiting / 1_000_000);
+        }
         host.put("pvlock_calls", calls);
         host.put("preempted_set", set);
         host.put("preempted_cleared", cleared);
+        host.put("preempted_changes_seen", seen);
     }
 
     private static String tail(String console) {

@@ -55,7 +55,8 @@ class Arm64ExperimentTest {
                 """);
         String run = "java -jar jkvm.jar experiment run short.json --out out";
         Map<String, Steps.Step> out = Steps.parse(EmulatedArm64Host.run("", Duration.ofMinutes(20), new Steps()
-                .step("first", run + " && wc -l < short.results.jsonl && grep -c '<svg' out/chart.svg && head -n 1 out/results.csv")
+                .step("first", run + " && wc -l < short.results.jsonl && grep -c '<svg' out/chart.svg && head -n 1 out/results.csv"
+                        + " && grep -o '\"ms_vcpus_waiting\":[0-9]*' short.results.jsonl")
                 .step("again", run + " && wc -l < short.results.jsonl")
                 .script(), List.of(image, workloads, spec)).output());
 
@@ -67,6 +68,14 @@ class Arm64ExperimentTest {
         assertTrue(first.output().contains("Experiment short: 8 of 8 measured runs"), "the report:\n" + first.output());
         assertTrue(first.output().contains("id,variant,workload"), "the CSV:\n" + first.output());
         assertTrue(!first.output().contains("failed: "), "a run failed:\n" + first.output());
+        // 4 vCPUs on one host CPU: their threads wait for it (the guests' steal time)
+        Matcher waits = Pattern.compile("\"ms_vcpus_waiting\":(\\d+)").matcher(first.output());
+        int runs = 0;
+        while (waits.find()) {
+            runs++;
+            assertTrue(Long.parseLong(waits.group(1)) > 100, "vCPU threads barely waited: " + waits.group());
+        }
+        assertEquals(8, runs, "a run-queue wait per run:\n" + first.output());
 
         Steps.Step again = out.get("again");
         assertTrue(again != null, out.keySet().toString());

@@ -2,6 +2,7 @@ package org.jkvm.vmm.vcpu;
 
 import java.lang.System.Logger.Level;
 import java.util.BitSet;
+import java.util.Optional;
 
 import org.jkvm.kvm.ExitReason;
 import org.jkvm.kvm.HostCpus;
@@ -54,6 +55,7 @@ public final class VcpuLoop implements Runnable {
 
     @Override
     public void run() {
+        Optional<ThreadSchedStat> start = ThreadSchedStat.current();
         try {
             if (pin != null) HostCpus.pinCurrentThread(pin);
             vcpu.bindToCurrentThread();
@@ -65,6 +67,7 @@ public final class VcpuLoop implements Runnable {
             LOG.log(Level.ERROR, "vcpu " + vcpu.id() + " failed", e);
             machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id() + ": " + e, e));
         } finally {
+            start.ifPresent(s -> ThreadSchedStat.current().ifPresent(end -> stats.scheduled(end.since(s))));
             if (listener != null) listener.stopped(vcpu.id());
         }
     }

@@ -2,19 +2,21 @@ package org.jkvm.vmm.vcpu;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 
 import org.jkvm.kvm.ExitReason;
 
 /**
- * One vCPU's counters: exits by reason, and time inside KVM_RUN (the guest, or KVM on its
- * behalf) against time outside it (jkvm handling exits). Written only by the vCPU's thread;
- * read once it has stopped.
+ * One vCPU's counters: exits by reason, time inside KVM_RUN (the guest, or KVM on its behalf)
+ * against time outside it (jkvm handling exits), and the thread's scheduler times over its life.
+ * Written only by the vCPU's thread; read once it has stopped.
  */
 public final class VcpuStats {
     private final int vcpu;
     private final long[] exits = new long[ExitReason.values().length];
     private long nanosInKvmRun;
     private long nanosOutside;
+    private ThreadSchedStat scheduled;
 
     VcpuStats(int vcpu) {
         this.vcpu = vcpu;
@@ -24,6 +26,10 @@ public final class VcpuStats {
         exits[reason.ordinal()]++;
         nanosInKvmRun += inRun;
         nanosOutside += outside;
+    }
+
+    void scheduled(ThreadSchedStat s) {
+        scheduled = s;
     }
 
     /** The vCPU's id. */
@@ -53,5 +59,10 @@ public final class VcpuStats {
     /** Nanoseconds spent in jkvm between KVM_RUN calls. */
     public long nanosOutside() {
         return nanosOutside;
+    }
+
+    /** How long the vCPU thread ran and how long it waited for a CPU (steal), if the host kernel tells. */
+    public Optional<ThreadSchedStat> scheduled() {
+        return Optional.ofNullable(scheduled);
     }
 }
