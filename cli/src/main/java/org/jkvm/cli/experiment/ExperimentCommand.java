@@ -161,18 +161,20 @@ public final class ExperimentCommand implements Callable<Integer> {
             PrintWriter stdout = cs.commandLine().getOut();
             try (Experiment ex = Experiment.open(spec.file, spec.results, true); Kvm kvm = Kvm.open()) {
                 String cmdline = hostCmdline();
+                Set<String> booted = HostKernelArgs.booted(ex.spec(), cmdline);
+                List<Run> notDone = ex.pending();
                 List<Run> pending = new ArrayList<>();
                 Map<String, Set<String>> elsewhere = new TreeMap<>();
-                for (Run r : ex.pending()) {
+                for (Run r : notDone) {
                     if (HostKernelArgs.runsOn(ex.spec(), r.variant(), cmdline)) pending.add(r);
                     else elsewhere.put(r.variant().name(), HostKernelArgs.of(r.variant()));
                 }
                 elsewhere.forEach((variant, args) -> err.printf("jkvm: skipping variant %s here: it needs a host booted with"
                         + " %s, and this one has %s (arm64-host/experiment boots one host per set)%n", variant,
                         args.isEmpty() ? "none of the spec's host kernel arguments" : "'" + HostKernelArgs.text(args) + "'",
-                        describe(HostKernelArgs.booted(ex.spec(), cmdline))));
+                        booted.isEmpty() ? "none of them" : "'" + HostKernelArgs.text(booted) + "'"));
                 int total = ex.matrix().size();
-                Progress progress = new Progress(err, total, total - ex.pending().size(), pending.size());
+                Progress progress = new Progress(err, total, total - notDone.size(), pending.size());
                 ExperimentRunner runner = new ExperimentRunner(kvm, ex.spec());
                 for (Run r : pending) {
                     progress.starting(r);
@@ -196,10 +198,6 @@ public final class ExperimentCommand implements Callable<Integer> {
         private static String hostCmdline() throws IOException {
             Path p = Path.of("/proc/cmdline");
             return Files.isReadable(p) ? Files.readString(p).strip() : "";
-        }
-
-        private static String describe(Set<String> booted) {
-            return booted.isEmpty() ? "none of them" : "'" + HostKernelArgs.text(booted) + "'";
         }
     }
 

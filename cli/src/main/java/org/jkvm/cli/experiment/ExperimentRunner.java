@@ -104,9 +104,12 @@ final class ExperimentRunner {
                 exits += s.totalExits();
                 inRun += s.nanosInKvmRun();
                 outside += s.nanosOutside();
-                sched &= s.scheduled().isPresent();
-                onCpu += s.scheduled().map(ThreadSchedStat::onCpuNanos).orElse(0L);
-                waiting += s.scheduled().map(ThreadSchedStat::waitingNanos).orElse(0L);
+                Optional<ThreadSchedStat> t = s.scheduled();
+                sched &= t.isPresent();
+                if (t.isPresent()) {
+                    onCpu += t.get().onCpuNanos();
+                    waiting += t.get().waitingNanos();
+                }
             }
             PvLockStats p = r.pvLock().stats();
             for (int i = 0; i < p.vcpus(); i++) {

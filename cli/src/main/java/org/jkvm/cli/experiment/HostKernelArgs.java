@@ -38,7 +38,7 @@ final class HostKernelArgs {
         return named;
     }
 
-    /** Whether a host with this command line runs the variant. */
+    /** Whether a host with this command line runs the variant: its set is exactly {@link #booted}. */
     static boolean runsOn(ExperimentSpec spec, Variant v, String hostCmdline) {
         return booted(spec, hostCmdline).equals(of(v));
     }
