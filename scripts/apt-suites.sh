@@ -7,11 +7,18 @@ set -euo pipefail
 
 [ "$(id -u)" = 0 ] || { echo "apt-suites: must run as root (apt-get, dpkg)" >&2; exit 2; }
 
-mirror=$(sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2>/dev/null \
-  | grep -v -e security -e nodesource -e google | head -n1)
-if [ -z "$mirror" ]; then
-  mirror=$(sed -n 's/^deb[[:space:]]\+\(http[^ ]*\)[[:space:]]\+bookworm[[:space:]].*/\1/p' \
-    /etc/apt/sources.list 2>/dev/null | head -n1)
+# The machine's Debian mirror: from deb822 .sources files (Debian's cloud images) or from the
+# one-line sources.list (what the installer and debootstrap write). Either file may be missing,
+# so no pipeline here may fail the script.
+mirror=
+for f in /etc/apt/sources.list.d/*.sources; do
+  [ -f "$f" ] && [ "$f" != /etc/apt/sources.list.d/jkvm.sources ] || continue
+  mirror=$(sed -n 's/^URIs:[[:space:]]*//p' "$f" | tr ' ' '\n' | grep -v -e security -e nodesource -e google | head -n1 || true)
+  [ -z "$mirror" ] || break
+done
+if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
+  mirror=$(sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\{0,1\}\(http[^ ]*\)[[:space:]]\+bookworm[[:space:]].*/\2/p' \
+    /etc/apt/sources.list | head -n1 || true)
 fi
 [ -n "$mirror" ] || { echo "apt-suites: no Debian mirror found in /etc/apt; add bookworm first" >&2; exit 2; }
 

@@ -1,31 +1,34 @@
 #!/usr/bin/env bash
 # Fetches the Linux 6.12 uapi headers jkvm's generated bindings and conformance test are
-# built from, without installing anything into the system: `apt-get download` of two pinned
-# Debian trixie packages, unpacked with `dpkg -x` into a cache.
+# built from, without installing anything into the system: `apt-get download` of the newest
+# 6.12 versions of two Debian trixie packages, unpacked with `dpkg -x` into a cache.
 #
 #   x86_64:  linux-libc-dev             (arch all; /usr/include + /usr/include/x86_64-linux-gnu)
 #   aarch64: linux-libc-dev-arm64-cross (arch all; /usr/aarch64-linux-gnu/include)
 #
-# Cache: ${JKVM_CACHE:-$HOME/.cache/jkvm}/uapi/<package>_<version>/  (a warm run does nothing,
-# not even apt). Needs the trixie suite in apt's lists: run scripts/apt-suites.sh (root) and
+# Cache: ${JKVM_CACHE:-$HOME/.cache/jkvm}/uapi/<package>_<version>/  (a warm run only asks
+# apt-cache which versions are offered). Needs the trixie suite in apt's lists: run scripts/apt-suites.sh (root) and
 # `apt-get update` once.
 #
 # Output (stdout), one KEY=VALUE per line, shell-quoted, so `eval "$(scripts/uapi-headers.sh)"`
 # works and other tools can parse it:
-#   JKVM_UAPI_VERSION_X86_64   pinned linux-libc-dev version
-#   JKVM_UAPI_VERSION_AARCH64  pinned linux-libc-dev-arm64-cross version
+#   JKVM_UAPI_VERSION_X86_64   the linux-libc-dev version used
+#   JKVM_UAPI_VERSION_AARCH64  the linux-libc-dev-arm64-cross version used
 #   JKVM_UAPI_X86_64           include dirs for x86_64, ':'-separated, in -I order
 #   JKVM_UAPI_AARCH64          include dirs for aarch64, ':'-separated, in -I order
 # `scripts/uapi-headers.sh --dirs x86_64|aarch64` prints just that arch's dirs, one a line.
 # Progress and errors go to stderr.
 set -euo pipefail
 
-# Pinned: the generated code in kvm-bindings and its conformance test are made from exactly
-# these. Change them only together with kvm-bindings/regen (and say so in BINDINGS.md).
+# The series: kvm-bindings' generated code and its conformance test are made from the 6.12
+# uapi headers (BINDINGS.md records the versions they were generated from). The newest 6.12.x
+# of each package that apt offers is used: Debian replaces point releases, and the uapi of one
+# stable series does not change (the conformance test checks it against the generated code in
+# any case). JKVM_UAPI_X86_64_VERSION / JKVM_UAPI_AARCH64_VERSION pin exact versions (failing
+# when apt no longer offers them).
 X86_PKG=linux-libc-dev
-X86_VER=6.12.117-1
 ARM_PKG=linux-libc-dev-arm64-cross
-ARM_VER=6.12.38-1cross1
+SERIES='6\.12\..*'
 
 cache=${JKVM_CACHE:-$HOME/.cache/jkvm}/uapi
 
@@ -53,9 +56,7 @@ fetch() {
     rm -rf "$tmp"
     die "cannot download $pkg=$ver. It comes from Debian trixie: run (as root)
   scripts/apt-suites.sh && apt-get update
-then check 'apt-cache policy $pkg' lists $ver. If trixie no longer carries $ver, pick the
-version it has, update the pins in scripts/uapi-headers.sh, rerun kvm-bindings/regen and the
-conformance test, and record the change in kvm-bindings/BINDINGS.md."
+then check that 'apt-cache policy $pkg' lists $ver."
   fi
   local deb
   deb=$(ls "$tmp"/*.deb)
@@ -68,27 +69,15 @@ conformance test, and record the change in kvm-bindings/BINDINGS.md."
   printf '%s\n' "$dest"
 }
 
-# resolve PKG PINNED -> prints the version to use: the pin when it is cached or offered;
-# otherwise (Debian replaces point releases) the newest 6.12.x offered, with a warning. The
-# uapi of one stable series does not change, and the conformance test checks it against the
-# generated code in any case.
+# resolve PKG PIN_VARIABLE -> the version to use
 resolve() {
-  local pkg=$1 pin=$2 offered
-  if [ -f "$cache/${pkg}_${pin}/.complete" ]; then printf '%s\n' "$pin"; return; fi
-  offered=$(apt-cache madison "$pkg" 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}')
-  if grep -qxF "$pin" <<<"$offered"; then printf '%s\n' "$pin"; return; fi
-  local other
-  other=$(grep -E "^$(cut -d. -f1,2 <<<"$pin" | sed 's/\./\\./')\." <<<"$offered" | sort -V | tail -n1 || true)
-  if [ -n "$other" ]; then
-    echo "uapi-headers: $pkg $pin is no longer offered; using $other of the same series" >&2
-    printf '%s\n' "$other"
-  else
-    printf '%s\n' "$pin"
-  fi
+  local pin=${!2:-}
+  JKVM_PIN_VAR=$2 "$(dirname "${BASH_SOURCE[0]}")/debian-newest.sh" version "$1" "$SERIES" all "$pin" \
+    || die "no $1 of the 6.12 series to use (see above)"
 }
 
-X86_VER=$(resolve "$X86_PKG" "$X86_VER")
-ARM_VER=$(resolve "$ARM_PKG" "$ARM_VER")
+X86_VER=$(resolve "$X86_PKG" JKVM_UAPI_X86_64_VERSION)
+ARM_VER=$(resolve "$ARM_PKG" JKVM_UAPI_AARCH64_VERSION)
 x86_root=$(fetch "$X86_PKG" "$X86_VER")
 arm_root=$(fetch "$ARM_PKG" "$ARM_VER")
 

@@ -185,6 +185,10 @@ final class RunCommand implements Callable<Integer> {
             e.put("pvlock_calls", s.pvLockCalls(v));
             e.put("preempted_set", s.preemptedSet(v));
             e.put("preempted_cleared", s.preemptedCleared(v));
+            e.put("preemptions", s.preemptions(v));
+            e.put("voluntary_switch_outs", s.voluntarySwitchOuts(v));
+            double share = s.preemptedShare(v);
+            e.put("preempted_share", Double.isNaN(share) ? null : Math.round(share * 10_000) / 10_000.0);
             e.put("kernel_changes_seen", s.changesSeen(v));
             per.add(e);
         }
@@ -226,19 +230,26 @@ final class RunCommand implements Callable<Integer> {
                 vm.strayMmio() == 0 ? "" : ", " + vm.strayMmio() + " accesses to unmapped addresses");
         if (pvLock.region() != null) {
             PvLockStats s = pvLock.stats();
-            long calls = 0, set = 0, cleared = 0, seen = 0;
+            long calls = 0, set = 0, cleared = 0, seen = 0, preemptions = 0, voluntary = 0;
+            double share = 0;
             for (int v = 0; v < s.vcpus(); v++) {
                 calls += s.pvLockCalls(v);
                 set += s.preemptedSet(v);
                 cleared += s.preemptedCleared(v);
                 seen += s.changesSeen(v);
+                preemptions += s.preemptions(v);
+                voluntary += s.voluntarySwitchOuts(v);
+                double sh = s.preemptedShare(v);
+                if (!Double.isNaN(sh)) share += sh / s.vcpus();
             }
             if (pvLock.resolution().mode() == PvLockMode.KERNEL) {
-                err.printf("jkvm: PV lock: %d PV-lock calls answered by jkvm; the host kernel changed preempted %d times"
-                        + " (sampled from the VMM side)%n", calls, seen);
+                err.printf("jkvm: PV lock: %d PV-lock calls answered by jkvm; the host kernel changed preempted %d times,"
+                        + " set in %.1f%% of the samples (read from the VMM side)%n", calls, seen, share * 100);
             } else {
-                err.printf("jkvm: PV lock: %d PV-lock calls answered, preempted set %d and cleared %d times by jkvm%s%s%n",
-                        calls, set, cleared, pvLock.switchSource() == null ? "" : "; switches from " + pvLock.switchSource(),
+                err.printf("jkvm: PV lock: %d PV-lock calls answered; %d preemptions and %d voluntary switch-outs of vCPU threads;"
+                        + " preempted set %d and cleared %d times by jkvm, set %.1f%% of the time%s%s%n",
+                        calls, preemptions, voluntary, set, cleared, share * 100,
+                        pvLock.switchSource() == null ? "" : "; switches from " + pvLock.switchSource(),
                         s.staleness().count() == 0 ? "" : String.format(
                                 ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
                                 s.staleness().quantileNanos(0.99) / 1000, s.staleness().maxNanos() / 1000));
@@ -251,6 +262,10 @@ final class RunCommand implements Callable<Integer> {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("outcome", outcome.getClass().getSimpleName().toLowerCase(Locale.ROOT));
         m.put("outcome_detail", describe(outcome));
+        Map<String, Object> kernels = new LinkedHashMap<>();
+        kernels.put("host", System.getProperty("os.version"));
+        kernels.put("guest", vm.guestKernelRelease().orElse(null));
+        m.put("kernels", kernels);
         m.put("setup_ms", vm.setupTime().toMillis());
         m.put("run_ms", ran.toMillis());
         m.put("stray_mmio", vm.strayMmio());

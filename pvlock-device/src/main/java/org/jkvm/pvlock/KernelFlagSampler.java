@@ -4,8 +4,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Kernel mode: the host kernel writes {@code preempted}, so jkvm only watches. A daemon thread
- * reads every vCPU's flag about once a millisecond and counts the changes it sees, which shows
- * from the VMM side that the host kernel is flipping them.
+ * reads every vCPU's flag about once a millisecond and counts the changes it sees and the reads
+ * that found it set, which shows from the VMM side when and how often the host kernel flags a
+ * vCPU as preempted.
  */
 final class KernelFlagSampler implements AutoCloseable {
     private static final long PERIOD_NANOS = 1_000_000;
@@ -29,6 +30,7 @@ final class KernelFlagSampler implements AutoCloseable {
         while (!closing) {
             for (int v = 0; v < vcpus; v++) {
                 long now = region.preempted(v);
+                stats.sampled(v, now != 0);
                 if (now != last[v]) {
                     stats.changeSeen(v);
                     last[v] = now;

@@ -135,5 +135,6 @@ public final class PvLockDevice implements AutoCloseable {
     public void close() {
         if (tracker != null) tracker.close();
         if (sampler != null) sampler.close();
+        stats.finish();
     }
 }

@@ -3,8 +3,11 @@ package org.jkvm.pvlock;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Per-vCPU PV-lock counters: the guest's feature and PV-lock calls answered by jkvm, and the
- * {@code preempted} changes jkvm wrote (userspace mode), plus how late those writes were.
+ * Per-vCPU PV-lock counters: the guest's feature and PV-lock calls answered by jkvm; in
+ * userspace mode the scheduler's switch-outs of each vCPU thread by kind (preemptions, which
+ * set {@code preempted}, and voluntary ones such as a halt, which do not), the
+ * {@code preempted} changes jkvm wrote and how late those writes were; in kernel mode what
+ * the sampler saw the host kernel write.
  */
 public final class PvLockStats {
     private final AtomicLongArray featureCalls;
@@ -12,7 +15,15 @@ public final class PvLockStats {
     private final AtomicLongArray preemptedSet;
     private final AtomicLongArray preemptedCleared;
     private final AtomicLongArray changesSeen;
+    private final AtomicLongArray preemptions;
+    private final AtomicLongArray voluntarySwitchOuts;
+    private final AtomicLongArray preemptedNanos;
+    private final AtomicLongArray samples;
+    private final AtomicLongArray samplesPreempted;
     private final StalenessHistogram staleness = new StalenessHistogram();
+    private final long startNanos = System.nanoTime();
+    private volatile long endNanos = -1;
+    private volatile boolean timed;
 
     PvLockStats(int vcpus) {
         featureCalls = new AtomicLongArray(vcpus);
@@ -20,6 +31,61 @@ public final class PvLockStats {
         preemptedSet = new AtomicLongArray(vcpus);
         preemptedCleared = new AtomicLongArray(vcpus);
         changesSeen = new AtomicLongArray(vcpus);
+        preemptions = new AtomicLongArray(vcpus);
+        voluntarySwitchOuts = new AtomicLongArray(vcpus);
+        preemptedNanos = new AtomicLongArray(vcpus);
+        samples = new AtomicLongArray(vcpus);
+        samplesPreempted = new AtomicLongArray(vcpus);
+    }
+
+    void preemption(int vcpu) {
+        preemptions.incrementAndGet(vcpu);
+    }
+
+    void voluntarySwitchOut(int vcpu) {
+        voluntarySwitchOuts.incrementAndGet(vcpu);
+    }
+
+    /** Userspace mode: jkvm writes the flags and so times them ({@link #preemptedShare} is exact). */
+    void timeFlags() {
+        timed = true;
+    }
+
+    void addPreemptedNanos(int vcpu, long nanos) {
+        preemptedNanos.addAndGet(vcpu, nanos);
+    }
+
+    void sampled(int vcpu, boolean preempted) {
+        samples.incrementAndGet(vcpu);
+        if (preempted) samplesPreempted.incrementAndGet(vcpu);
+    }
+
+    void finish() {
+        if (endNanos < 0) endNanos = System.nanoTime();
+    }
+
+    /** Userspace mode: switch-outs of {@code vcpu}'s thread while it was runnable (preemptions). */
+    public long preemptions(int vcpu) {
+        return preemptions.get(vcpu);
+    }
+
+    /** Userspace mode: switch-outs of {@code vcpu}'s thread because it blocked (a halted vCPU, a wait). */
+    public long voluntarySwitchOuts(int vcpu) {
+        return voluntarySwitchOuts.get(vcpu);
+    }
+
+    /**
+     * The share of the time {@code vcpu}'s {@code preempted} read 1, from 0 to 1: in userspace
+     * mode exact, from jkvm's own writes over the time since the device was attached; in
+     * kernel mode the share of the sampler's reads (about one a millisecond). NaN where nothing
+     * was measured (PV lock off, or no sample yet).
+     */
+    public double preemptedShare(int vcpu) {
+        long n = samples.get(vcpu);
+        if (n > 0) return (double) samplesPreempted.get(vcpu) / n;
+        if (!timed) return Double.NaN;
+        long end = endNanos < 0 ? System.nanoTime() : endNanos;
+        return Math.min(1.0, (double) preemptedNanos.get(vcpu) / Math.max(1, end - startNanos));
     }
 
     void changeSeen(int vcpu) {

@@ -39,6 +39,13 @@ final class ExperimentRunner {
     private record VmRun(Arm64Vm vm, PvLockDevice pvLock, ByteArrayOutputStream console) {}
 
     RunResult run(Run run) {
+        Map<String, String> kernels = new LinkedHashMap<>();
+        return run(run, kernels).withKernels(kernels);
+    }
+
+    /** Runs {@code run}; {@code kernels} gets the host's and the guest's kernel release once known. */
+    private RunResult run(Run run, Map<String, String> kernels) {
+        kernels.put("host", System.getProperty("os.version"));
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         Variant v = run.variant();
@@ -51,6 +58,7 @@ final class ExperimentRunner {
             for (int i = 0; i < spec.vms(); i++) {
                 ByteArrayOutputStream console = new ByteArrayOutputStream();
                 Arm64Vm vm = Arm64Vm.create(kvm, config, console);
+                vm.guestKernelRelease().ifPresent(g -> kernels.put("guest", g));
                 vms.add(new VmRun(vm, PvLockDevice.attach(vm, v.pvlock()), console));
             }
             List<Thread> threads = new ArrayList<>();
@@ -98,6 +106,7 @@ final class ExperimentRunner {
     /** Host-side figures summed over the run's VMs and vCPUs. */
     private static void collect(Map<String, Number> host, List<VmRun> vms) {
         long exits = 0, inRun = 0, outside = 0, onCpu = 0, waiting = 0, calls = 0, set = 0, cleared = 0, seen = 0;
+        long preemptions = 0, voluntary = 0;
         boolean sched = true;
         for (VmRun r : vms) {
             for (VcpuStats s : r.vm().machine().stats()) {
@@ -117,6 +126,8 @@ final class ExperimentRunner {
                 set += p.preemptedSet(i);
                 cleared += p.preemptedCleared(i);
                 seen += p.changesSeen(i);
+                preemptions += p.preemptions(i);
+                voluntary += p.voluntarySwitchOuts(i);
             }
         }
         host.put("exits", exits);
@@ -131,6 +142,8 @@ final class ExperimentRunner {
         host.put("preempted_set", set);
         host.put("preempted_cleared", cleared);
         host.put("preempted_changes_seen", seen);
+        host.put("vcpu_preemptions", preemptions);
+        host.put("vcpu_voluntary_switch_outs", voluntary);
     }
 
     private static String tail(String console) {

@@ -58,9 +58,12 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
      * @param relMean        {@link Compare#relative} of the mean (base = 100, higher is better)
      * @param relLow         relative performance of its worst run
      * @param relHigh        relative performance of its best run
+     * @param medianInterval its median against the base's with a 95% bootstrap interval
+     *                       ({@link MedianInterval#NONE} for the base itself)
      */
     public record Cell(String variant, Stats stats, int failed, double changeMean, double changeMedian,
-                       double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh) {}
+                       double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,
+                       MedianInterval medianInterval) {}
 
     /** Computes the report from results (any order; warm-ups, failures and repeats handled). */
     public static Report of(ExperimentSpec spec, List<RunResult> results) {
@@ -108,6 +111,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
             boolean known = better != null;
             if (!known) better = Direction.HIGHER;
             Map<String, Stats> stats = new LinkedHashMap<>();
+            Map<String, double[]> samples = new LinkedHashMap<>();
             Map<String, Integer> failed = new LinkedHashMap<>();
             for (Variant v : spec.variants()) {
                 List<RunResult> list = cells.getOrDefault(v.name(), List.of());
@@ -118,6 +122,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                     else f++;
                 }
                 stats.put(v.name(), Stats.of(values));
+                samples.put(v.name(), values.stream().mapToDouble(Double::doubleValue).toArray());
                 failed.put(v.name(), f);
             }
             Stats b = stats.get(base);
@@ -134,7 +139,8 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                 out.add(new Cell(v.name(), s, failed.get(v.name()),
                         Compare.percentChange(b.mean(), s.mean(), better),
                         Compare.percentChange(b.median(), s.median(), better),
-                        wbMean, wbMedian, relMean, Math.min(relA, relB), Math.max(relA, relB)));
+                        wbMean, wbMedian, relMean, Math.min(relA, relB), Math.max(relA, relB),
+                        v.name().equals(base) ? MedianInterval.NONE : MedianInterval.of(samples.get(base), samples.get(v.name()), better)));
                 rels.get(v.name()).add(relMean);
             }
             rows.add(new WorkloadReport(w, unit == null ? "" : unit, better, known, out));

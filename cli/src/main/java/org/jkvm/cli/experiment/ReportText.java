@@ -11,7 +11,8 @@ import org.jkvm.cli.experiment.Report.WorkloadReport;
 /**
  * The report as text: a header, then the main table (a row per workload: the base's mean ± stdev,
  * then per variant mean ± stdev, % change of the mean and of the median, and won-back), a
- * geometric-mean row, and the spread table (n, min, median, max per workload and variant).
+ * geometric-mean row, the spread table (n, min, median, max per workload and variant), and each
+ * variant's median against the base's with a bootstrap interval and whether it is resolved.
  */
 public final class ReportText {
     private ReportText() {}
@@ -94,6 +95,23 @@ public final class ReportText {
             }
         }
         s.render(sb, 2);
+
+        sb.append("\nMedian against the base's, base = 100, + is better, with a 95% percentile-bootstrap interval (")
+                .append(MedianInterval.RESAMPLES).append(" resamples of each cell); not resolved where the interval holds 100\n\n");
+        Table ci = new Table();
+        ci.row(List.of("Workload", "variant", "median", "95% interval", "verdict"));
+        for (WorkloadReport w : report.workloads()) {
+            boolean first = true;
+            for (Cell c : w.cells()) {
+                if (c.variant().equals(base)) continue;
+                MedianInterval m = c.medianInterval();
+                ci.row(List.of(first ? w.workload().label() : "", c.variant(),
+                        num(Compare.relative(w.cell(base).stats().median(), c.stats().median(), w.better())),
+                        Double.isFinite(m.low()) ? "[" + num(m.low()) + ", " + num(m.high()) + "]" : "n/a", m.verdict()));
+                first = false;
+            }
+        }
+        ci.render(sb, 2);
         if (!report.notes().isEmpty()) {
             sb.append('\n');
             for (String n : report.notes()) sb.append("note: ").append(n).append('\n');

@@ -164,6 +164,7 @@ public final class ResultsLog implements AutoCloseable {
         m.put("vm_values", r.vmValues());
         m.put("host", r.host());
         m.put("error", r.error());
+        if (!r.kernels().isEmpty()) m.put("kernels", r.kernels());
         return JsonTree.write(m);
     }
 
@@ -183,6 +184,13 @@ public final class ResultsLog implements AutoCloseable {
                 else throw new IllegalArgumentException("host." + m.key() + " is not a number");
             }
         }
+        Map<String, String> kernels = new LinkedHashMap<>();
+        if (f.get("kernels") != null && f.get("kernels").value() instanceof Obj k) {
+            for (Member m : k.members().values()) {
+                if (m.value() instanceof Str s) kernels.put(m.key(), s.value());
+                else throw new IllegalArgumentException("kernels." + m.key() + " is not a string");
+            }
+        }
         String better = str(f, "better");
         String started = str(f, "started");
         Instant at;
@@ -196,7 +204,7 @@ public final class ResultsLog implements AutoCloseable {
         return new RunResult(id, str(f, "variant"), str(f, "workload"), (int) num(f, "repetition"),
                 f.get("warmup") != null && f.get("warmup").value() instanceof Bool b && b.value(),
                 num(f, "value"), str(f, "unit"), better == null ? null : Direction.parse(better),
-                num(f, "wall_s"), at, vms, host, str(f, "error"));
+                num(f, "wall_s"), at, vms, host, str(f, "error"), kernels);
     }
 
     private static String str(Map<String, Member> f, String key) {

@@ -24,16 +24,25 @@ import java.util.Objects;
  * @param host        host statistics, opaque to the report: e.g. exits, steal_ns, pvlock_calls,
  *                    preempted_transitions (a runner flattens nested counts into dotted keys)
  * @param error       why the run failed (guest panic, timeout, no RESULT line), or null
+ * @param kernels     which kernels produced the result: "host" (the release of the kernel jkvm ran
+ *                    on) and "guest" (the release the guest Image's banner names); empty when unknown
  */
 public record RunResult(String id, String variant, String workload, int repetition, boolean warmup,
                         double value, String unit, Direction better, double wallSeconds, Instant started,
-                        List<Double> vmValues, Map<String, Number> host, String error) {
+                        List<Double> vmValues, Map<String, Number> host, String error, Map<String, String> kernels) {
 
     public RunResult {
         Objects.requireNonNull(id, "id");
         unit = unit == null ? "" : unit;
         vmValues = List.copyOf(vmValues == null ? List.of() : vmValues);
         host = host == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(host));
+        kernels = kernels == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(kernels));
+    }
+
+    /** This result, recording the kernels that produced it. */
+    public RunResult withKernels(Map<String, String> k) {
+        return new RunResult(id, variant, workload, repetition, warmup, value, unit, better, wallSeconds, started,
+                vmValues, host, error, k);
     }
 
     /**
@@ -58,14 +67,14 @@ public record RunResult(String id, String variant, String workload, int repetiti
             sum += g.value();
         }
         return new RunResult(run.id(), run.variant().name(), run.workload().label(), run.repetition(), run.warmup(),
-                sum / values.size(), first.unit(), first.better(), wallSeconds, started, values, copy(host), null);
+                sum / values.size(), first.unit(), first.better(), wallSeconds, started, values, copy(host), null, Map.of());
     }
 
     /** A failed run. */
     public static RunResult failed(Run run, String error, double wallSeconds, Instant started,
                                    Map<String, ? extends Number> host) {
         return new RunResult(run.id(), run.variant().name(), run.workload().label(), run.repetition(), run.warmup(),
-                Double.NaN, "", null, wallSeconds, started, List.of(), copy(host), Objects.requireNonNull(error));
+                Double.NaN, "", null, wallSeconds, started, List.of(), copy(host), Objects.requireNonNull(error), Map.of());
     }
 
     private static Map<String, Number> copy(Map<String, ? extends Number> m) {

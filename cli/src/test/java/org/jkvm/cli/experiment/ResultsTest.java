@@ -76,6 +76,11 @@ class ResultsTest {
         assertEquals("{\"id\":\"hackbench/a/w1\",\"variant\":\"a\",\"workload\":\"hackbench\",\"repetition\":1,\"warmup\":true,"
                 + "\"value\":1234.5,\"unit\":\"ops/s\",\"better\":\"higher\",\"wall_s\":12.5,\"started\":\"2025-01-02T03:04:05.678Z\","
                 + "\"vm_values\":[1234.5],\"host\":{\"exits\":123456789012,\"pvlock_calls\":7},\"error\":null}", ResultsLog.toJson(a));
+        RunResult k = a.withKernels(Map.of("host", "6.12.117-jkvm-pvlock", "guest", "6.12.117+deb12-arm64"));
+        assertTrue(ResultsLog.toJson(k).endsWith("\"error\":null,\"kernels\":{\"host\":\"6.12.117-jkvm-pvlock\",\"guest\":\"6.12.117+deb12-arm64\"}}")
+                || ResultsLog.toJson(k).endsWith("\"error\":null,\"kernels\":{\"guest\":\"6.12.117+deb12-arm64\",\"host\":\"6.12.117-jkvm-pvlock\"}}"),
+                ResultsLog.toJson(k));
+        assertEquals(k, ResultsLog.fromJson(ResultsLog.toJson(k)), "a result says which kernels produced it");
     }
 
     @Test

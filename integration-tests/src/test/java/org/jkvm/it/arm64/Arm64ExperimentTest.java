@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -33,14 +32,7 @@ class Arm64ExperimentTest {
     static void host() throws Exception {
         EmulatedArm64Host.requireOrSkip();
         image = GuestFixture.filesOrSkip().getFirst();
-        Process p = new ProcessBuilder(EmulatedArm64Host.repo().resolve("guest/workloads/build").toString(), "--quiet")
-                .redirectErrorStream(false).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        Assumptions.assumeTrue(p.waitFor(10, TimeUnit.MINUTES) && p.exitValue() == 0,
-                "arm64 tier skipped: guest/workloads/build failed (run it as root to see why)");
-        Matcher m = Pattern.compile("JKVM_WORKLOADS_INITRD=(\\S+)").matcher(out);
-        assertTrue(m.find(), out);
-        workloads = Path.of(m.group(1).replace("'", ""));
+        workloads = Path.of(BuildScript.output("guest/workloads/build", "JKVM_WORKLOADS_INITRD", "--quiet"));
     }
 
     @Test

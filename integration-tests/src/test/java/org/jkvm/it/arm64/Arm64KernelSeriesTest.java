@@ -1,16 +1,13 @@
 package org.jkvm.it.arm64;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -39,20 +36,8 @@ class Arm64KernelSeriesTest {
     static void kernels() throws Exception {
         EmulatedArm64Host.requireOrSkip();
         initrd = GuestFixture.filesOrSkip().get(1);
-        pvImage = Path.of(buildOutput("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
-        probe = Path.of(buildOutput("guest/pvlock-probe/build", "JKVM_PVLOCK_PROBE"));
-    }
-
-    private static String buildOutput(String script, String key, String... args) throws Exception {
-        List<String> cmd = new java.util.ArrayList<>(List.of(EmulatedArm64Host.repo().resolve(script).toString()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        Assumptions.assumeTrue(p.waitFor(90, TimeUnit.MINUTES) && p.exitValue() == 0,
-                "arm64 tier skipped: " + script + " failed (run it as root to see why)");
-        Matcher m = Pattern.compile(key + "=(\\S+)").matcher(out);
-        assertTrue(m.find(), script + " printed no " + key + ":\n" + out);
-        return m.group(1);
+        pvImage = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
+        probe = Path.of(BuildScript.output("guest/pvlock-probe/build", "JKVM_PVLOCK_PROBE"));
     }
 
     private static String guestRun(String mode, String options) {

@@ -56,6 +56,7 @@ public final class Arm64Vm implements AutoCloseable {
     private BootLayout boot;
     private Duration setupTime;
     private VcpuRunListener runListener;
+    private String guestKernelRelease;
 
     private Arm64Vm(Kvm kvm, VmConfig config, OutputStream consoleOut) {
         this.config = config;
@@ -77,6 +78,7 @@ public final class Arm64Vm implements AutoCloseable {
         Arm64Vm v = new Arm64Vm(kvm, config, consoleOut);
         try {
             v.build(image, initrd);
+            v.guestKernelRelease = image.release().orElse(null);
             v.setupTime = Duration.ofNanos(System.nanoTime() - t0);
             return v;
         } catch (RuntimeException e) {
@@ -162,6 +164,11 @@ public final class Arm64Vm implements AutoCloseable {
     /** The steal-time region, or null when steal time is off or not offered. */
     public MemoryRegion stealTimeRegion() {
         return pvTime;
+    }
+
+    /** The release the guest kernel's banner names (e.g. 6.12.117+deb12-arm64), if it has one. */
+    public Optional<String> guestKernelRelease() {
+        return Optional.ofNullable(guestKernelRelease);
     }
 
     /** How long building the VM took (VM, memory, vCPUs, GIC, payload). */

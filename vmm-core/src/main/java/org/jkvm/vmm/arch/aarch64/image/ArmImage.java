@@ -7,11 +7,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
@@ -224,6 +226,26 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
                             + " MiB at 0x" + Long.toHexString(ramBase),
                     "Give the guest at least " + needMiB + " MiB of RAM, more for the initrd and the kernel to run");
         }
+    }
+
+    /**
+     * The kernel release the image announces in its banner ("Linux version RELEASE (...)",
+     * {@code linux_banner}, a plain string in an uncompressed arm64 Image), e.g.
+     * {@code 6.12.117+deb12-arm64}; empty when no banner is found. Lets results name the guest
+     * kernel that produced them.
+     */
+    public Optional<String> release() {
+        byte[] prefix = "Linux version ".getBytes(StandardCharsets.US_ASCII);
+        outer:
+        for (int i = 0; i + prefix.length < kernel.length; i++) {
+            for (int k = 0; k < prefix.length; k++) if (kernel[i + k] != prefix[k]) continue outer;
+            int start = i + prefix.length, end = start;
+            while (end < kernel.length && end - start < 64 && kernel[end] > ' ' && kernel[end] < 0x7f) end++;
+            if (end > start && end < kernel.length && kernel[end] == ' ') {
+                return Optional.of(new String(kernel, start, end - start, StandardCharsets.US_ASCII));
+            }
+        }
+        return Optional.empty();
     }
 
     @Override

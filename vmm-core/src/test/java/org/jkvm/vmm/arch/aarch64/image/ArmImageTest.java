@@ -84,6 +84,16 @@ class ArmImageTest {
     }
 
     @Test
+    void theReleaseComesFromTheBannerAndIsEmptyWithoutOne() {
+        byte[] b = modern(8192, 32 * MiB);
+        assertTrue(ArmImage.parse(b, SRC).release().isEmpty());
+        byte[] banner = "%s version %s\0Linux version 6.12.121+deb12-arm64 (debian-kernel@lists.debian.org) #1 SMP\0"
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        System.arraycopy(banner, 0, b, 4000, banner.length);
+        assertEquals("6.12.121+deb12-arm64", ArmImage.parse(b, SRC).release().orElseThrow());
+    }
+
+    @Test
     void aModernImageIsAcceptedAndPlacedAboveA2MiBBoundary() {
         byte[] b = modern(8192, 32 * MiB);
         ArmImage img = ArmImage.parse(b, SRC);

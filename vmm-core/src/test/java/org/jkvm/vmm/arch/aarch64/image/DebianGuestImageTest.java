@@ -56,9 +56,17 @@ class DebianGuestImageTest {
 
     @Test
     void theDebianImageParses() throws IOException {
-        ArmImage img = ArmImage.read(fixture("jkvm.guest.image", "JKVM_GUEST_IMAGE", "Image"));
+        Path path = fixture("jkvm.guest.image", "JKVM_GUEST_IMAGE", "Image");
+        ArmImage img = ArmImage.read(path);
         assertFalse(img.gzipped());
         looksLikeDebians(img);
+        // guest/build's manifest records the release from the package; the banner must agree
+        Path manifest = path.resolveSibling("manifest");
+        String release = img.release().orElseThrow(() -> new AssertionError("no banner in " + path));
+        assertTrue(release.matches("6\\.12\\.\\d+\\+deb12-arm64"), release);
+        if (Files.isRegularFile(manifest)) {
+            assertTrue(Files.readAllLines(manifest).contains("kernel-release " + release), release + " vs " + manifest);
+        }
         // its EFI stub's PE/COFF header gives the file size: a cut-off copy is caught
         byte[] cut = Arrays.copyOf(img.kernel(), img.kernel().length - 4096);
         var e = assertThrows(BadKernelImageException.class, () -> ArmImage.parse(cut, "Image(cut)"));
