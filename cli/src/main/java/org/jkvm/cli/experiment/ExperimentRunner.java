@@ -58,7 +58,6 @@ final class ExperimentRunner {
             for (int i = 0; i < spec.vms(); i++) {
                 ByteArrayOutputStream console = new ByteArrayOutputStream();
                 Arm64Vm vm = Arm64Vm.create(kvm, config, console);
-                vm.guestKernelRelease().ifPresent(g -> kernels.put("guest", g));
                 vms.add(new VmRun(vm, PvLockDevice.attach(vm, v.pvlock()), console));
             }
             List<Thread> threads = new ArrayList<>();
@@ -68,6 +67,7 @@ final class ExperimentRunner {
                 threads.add(Thread.ofPlatform().name("vm-" + i).start(() -> outcomes[k] = runVm(vms.get(k).vm())));
             }
             for (Thread t : threads) t.join();
+            vms.getFirst().vm().guestKernelRelease().ifPresent(g -> kernels.put("guest", g));
             double wall = (System.nanoTime() - t0) / 1e9;
             collect(host, vms);
             List<GuestResult> results = new ArrayList<>();
