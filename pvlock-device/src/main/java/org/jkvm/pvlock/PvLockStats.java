@@ -134,6 +134,25 @@ public final class PvLockStats {
         return preemptedCleared.get(vcpu);
     }
 
+    /** The counters summed over the vCPUs. */
+    public PvLockTotals totals() {
+        long features = 0, calls = 0, set = 0, cleared = 0, seen = 0, preempted = 0, voluntary = 0;
+        double share = 0;
+        int n = vcpus();
+        for (int v = 0; v < n; v++) {
+            features += featureCalls(v);
+            calls += pvLockCalls(v);
+            set += preemptedSet(v);
+            cleared += preemptedCleared(v);
+            seen += changesSeen(v);
+            preempted += preemptions(v);
+            voluntary += voluntarySwitchOuts(v);
+            double sh = preemptedShare(v);
+            if (!Double.isNaN(sh)) share += sh / n;
+        }
+        return new PvLockTotals(features, calls, set, cleared, seen, preempted, voluntary, share);
+    }
+
     /** How late jkvm's writes of a scheduler switch were (userspace mode). */
     public StalenessHistogram staleness() {
         return staleness;

@@ -1,0 +1,86 @@
+package org.jkvm.vmm.launch;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+import org.jkvm.kvm.Kvm;
+import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.arch.aarch64.Arm64Vm;
+import org.jkvm.vmm.config.VmConfig;
+
+/**
+ * The one way jkvm's front ends boot a guest: a {@link VmConfig} and the extensions to attach
+ * become a built VM ({@link #prepare}), which {@link #run} runs to its end and reports. Closing
+ * releases the extensions, then the VM.
+ */
+public final class Launch implements AutoCloseable {
+    private final Arm64Vm vm;
+    private final List<VmExtension> extensions;
+
+    private Launch(Arm64Vm vm, List<VmExtension> extensions) {
+        this.vm = vm;
+        this.extensions = extensions;
+    }
+
+    /**
+     * Builds the VM for {@code config} with its console on {@code console} and attaches
+     * {@code attach} in order; nothing runs yet. Bad input is an {@link IllegalArgumentException}
+     * naming the fix; whatever was built before a failure is released.
+     */
+    public static Launch prepare(Kvm kvm, VmConfig config, OutputStream console, List<VmExtension.Attach> attach)
+            throws IOException {
+        Arm64Vm vm = Arm64Vm.create(kvm, config, console);
+        List<VmExtension> attached = new ArrayList<>();
+        try {
+            for (VmExtension.Attach a : attach) attached.add(a.attach(vm));
+            return new Launch(vm, attached);
+        } catch (RuntimeException e) {
+            closeAll(attached, vm);
+            throw e;
+        }
+    }
+
+    /** The built VM, e.g. to show its layout before it runs. */
+    public Arm64Vm vm() {
+        return vm;
+    }
+
+    /** The attached extension of type {@code type}. */
+    public <T extends VmExtension> T extension(Class<T> type) {
+        return extensions.stream().filter(type::isInstance).map(type::cast).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no " + type.getSimpleName() + " attached"));
+    }
+
+    /** Runs the guest until it ends (or the config's timeout), then reports it. */
+    public RunReport run() throws InterruptedException {
+        long t0 = System.nanoTime();
+        VmOutcome outcome = vm.run();
+        Duration ran = Duration.ofNanos(System.nanoTime() - t0);
+        for (VmExtension x : extensions) x.vmStopped();
+        return new RunReport(outcome, vm.setupTime(), ran, vm.machine().stats(), vm.strayMmio(),
+                vm.stealTimeRegion() == null ? OptionalLong.empty() : OptionalLong.of(vm.stealTimeRegion().gpa()),
+                System.getProperty("os.version"), vm.guestKernelRelease());
+    }
+
+    /** Stops a running guest from another thread (e.g. on a signal). */
+    public void stop(String reason) {
+        vm.stop(reason);
+    }
+
+    @Override
+    public void close() {
+        closeAll(extensions, vm);
+    }
+
+    private static void closeAll(List<VmExtension> extensions, Arm64Vm vm) {
+        try {
+            for (VmExtension x : extensions.reversed()) x.close();
+        } finally {
+            vm.close();
+        }
+    }
+}

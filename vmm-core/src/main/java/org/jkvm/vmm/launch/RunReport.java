@@ -1,0 +1,33 @@
+package org.jkvm.vmm.launch;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.vcpu.VcpuStats;
+
+/**
+ * What one VM's run came to, as every front end reports it.
+ *
+ * @param outcome         how the guest ended
+ * @param setup           building the VM (memory, vCPUs, GIC, payload)
+ * @param ran             from starting the vCPUs to the last one stopping
+ * @param vcpus           each vCPU's counters, in id order
+ * @param strayMmio       guest accesses to addresses no device owns
+ * @param stealTimeRegion where the steal-time structures sit, if the guest had them
+ * @param hostKernel      this host's kernel release
+ * @param guestKernel     the release the guest kernel's banner names, if it has one
+ */
+public record RunReport(VmOutcome outcome, Duration setup, Duration ran, List<VcpuStats> vcpus, long strayMmio,
+                        OptionalLong stealTimeRegion, String hostKernel, Optional<String> guestKernel) {
+    public RunReport {
+        vcpus = List.copyOf(vcpus);
+    }
+
+    /** Exits of all vCPUs. */
+    public long exits() {
+        return vcpus.stream().mapToLong(VcpuStats::totalExits).sum();
+    }
+}
