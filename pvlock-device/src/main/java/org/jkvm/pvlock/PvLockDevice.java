@@ -3,7 +3,6 @@ package org.jkvm.pvlock;
 import java.lang.System.Logger.Level;
 import java.util.List;
 
-import org.jkvm.kvm.Arm64;
 import org.jkvm.kvm.VcpuFd;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
 import org.jkvm.vmm.arch.aarch64.Arm64Layout;
@@ -80,10 +79,8 @@ public final class PvLockDevice implements AutoCloseable {
         boolean byJkvm = support.filter();
         if (byJkvm) {
             PvLockCalls calls = new PvLockCalls(kernelBitmap, region, stats);
-            vm.hypercalls().register("pvlock features", PvLockCalls.FEATURES, 1, calls);
-            vm.hypercalls().register("pvlock", PvLockCalls.PV_LOCK, 1, calls);
-            vm.vm().setSmcccFilter(PvLockCalls.FEATURES, 1, Arm64.SmcccAction.FORWARD_TO_USER);
-            vm.vm().setSmcccFilter(PvLockCalls.PV_LOCK, 1, Arm64.SmcccAction.FORWARD_TO_USER);
+            vm.smcccHandlers().add("pvlock features", PvLockCalls.FEATURES, 1, calls);
+            vm.smcccHandlers().add("pvlock", PvLockCalls.PV_LOCK, 1, calls);
         } else {
             // Kernel mode on a host without the filter: the kernel answers both calls once bit 2 is on.
             vcpus.getFirst().setOneReg(bmapReg, kernelBitmap | PvLockCalls.PV_LOCK_BIT);

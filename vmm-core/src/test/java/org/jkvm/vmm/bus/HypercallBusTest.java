@@ -89,14 +89,16 @@ class HypercallBusTest {
     void overlappingTheStartIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> bus.register("other", PV_LOCK - 1, 2, handler("other")));
-        assertEquals("other overlaps pvlock", e.getMessage());
+        assertEquals("SMCCC function id range other [0xc5ffffff..0xc6000001) overlaps pvlock [0xc6000000..0xc6000004)",
+                e.getMessage());
     }
 
     @Test
     void overlappingTheEndIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> bus.register("other", PV_LOCK + 3, 10, handler("other")));
-        assertEquals("other overlaps pvlock", e.getMessage());
+        assertEquals("SMCCC function id range other [0xc6000003..0xc600000d) overlaps pvlock [0xc6000000..0xc6000004)",
+                e.getMessage());
     }
 
     @Test

@@ -14,6 +14,11 @@ public final class Arm64Layout {
     public static final long GIC_ITS = 0x0808_0000L;
     /** The 16550 UART. */
     public static final long UART = 0x0900_0000L;
+    /**
+     * The UART's window: a 4 KiB page, the slot QEMU's virt and Firecracker give their UARTs and
+     * the size the device tree states; the 16550 decodes its first 8 bytes.
+     */
+    public static final long UART_WINDOW = 0x1000L;
     /** The UART's interrupt, as an SPI number (INTID 32 + this). */
     public static final int UART_SPI = 1;
     /** PV steal-time structures, 64 bytes per vCPU. */

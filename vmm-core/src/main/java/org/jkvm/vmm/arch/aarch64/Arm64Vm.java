@@ -25,6 +25,7 @@ import org.jkvm.vmm.arch.aarch64.fdt.DeviceTreeSpec;
 import org.jkvm.vmm.arch.aarch64.image.ArmImage;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
+import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.devices.PanicWatcher;
 import org.jkvm.vmm.devices.Uart16550;
@@ -42,6 +43,9 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
 public final class Arm64Vm implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Arm64Vm.class.getName());
     private static final int PMU_INTID = 16 + ArmDeviceTree.PMU_PPI;
+    private static final PlatformDevice UART = new PlatformDevice("uart",
+            new MmioWindow(Arm64Layout.UART, Arm64Layout.UART_WINDOW, Uart16550.SIZE),
+            Arm64Layout.UART_SPI, DeviceTreeSpec.Binding.NS16550A);
 
     private final VmConfig config;
     private final VmFd vm;
@@ -49,7 +53,9 @@ public final class Arm64Vm implements AutoCloseable {
     private final List<VcpuFd> vcpus = new ArrayList<>();
     private final MmioBus mmio = new MmioBus();
     private final HypercallBus hypercalls = new HypercallBus();
-    private final PanicWatcher console;
+    private final PlatformDevices devices;
+    private final SmcccHandlers smcccHandlers;
+    private final PanicWatcher panicWatcher;
     private GicV3 gic;
     private Uart16550 uart;
     private Machine machine;
@@ -61,9 +67,12 @@ public final class Arm64Vm implements AutoCloseable {
 
     private Arm64Vm(Kvm kvm, VmConfig config, OutputStream consoleOut) {
         this.config = config;
-        this.console = new PanicWatcher(consoleOut);
+        this.panicWatcher = new PanicWatcher(consoleOut);
         this.vm = kvm.createVm();
         this.memory = new GuestMemory(vm);
+        this.devices = new PlatformDevices(mmio, spi -> new SpiLine(vm, spi));
+        this.smcccHandlers = new SmcccHandlers(hypercalls,
+                (first, count) -> vm.setSmcccFilter(first, count, Arm64.SmcccAction.FORWARD_TO_USER));
     }
 
     /**
@@ -106,8 +115,7 @@ public final class Arm64Vm implements AutoCloseable {
                 v.setDeviceAttr(KvmArm64.KVM_ARM_VCPU_PMU_V3_CTRL(), KvmArm64.KVM_ARM_VCPU_PMU_V3_INIT());
             }
         }
-        uart = new Uart16550(console, new SpiLine(vm, Arm64Layout.UART_SPI));
-        mmio.register("uart", Arm64Layout.UART, Uart16550.SIZE, uart);
+        uart = devices.add(UART, irq -> new Uart16550(panicWatcher, irq));
         if (config.pv().stealTime()) enableStealTime();
 
         boot = BootLayout.place(image, initrd == null ? 0 : initrd.length, config.memory());
@@ -151,7 +159,7 @@ public final class Arm64Vm implements AutoCloseable {
                         new DeviceTreeSpec.Region(Arm64Layout.GIC_DIST, GicV3.distributorSize()),
                         new DeviceTreeSpec.Region(Arm64Layout.GIC_REDIST, GicV3.redistributorSize(config.cpus())),
                         gic.hasIts() ? OptionalLong.of(Arm64Layout.GIC_ITS) : OptionalLong.empty()),
-                new DeviceTreeSpec.Uart(new DeviceTreeSpec.Region(Arm64Layout.UART, 0x1000), Arm64Layout.UART_SPI),
+                devices.treeNodes(),
                 config.cmdline(),
                 initrd == null ? Optional.empty() : Optional.of(new DeviceTreeSpec.Region(boot.initrd(), initrd.length)),
                 seed,
@@ -178,9 +186,9 @@ public final class Arm64Vm implements AutoCloseable {
         return setupTime;
     }
 
-    /** The bus SMCCC calls forwarded to jkvm go to (where pvlock-device registers). */
-    public HypercallBus hypercalls() {
-        return hypercalls;
+    /** Where devices declare the SMCCC calls jkvm answers (pvlock-device's two). */
+    public SmcccHandlers smcccHandlers() {
+        return smcccHandlers;
     }
 
     /** The VM fd, for devices that need it before the vCPUs start. */
@@ -217,7 +225,7 @@ public final class Arm64Vm implements AutoCloseable {
     public VmOutcome run() throws InterruptedException {
         machine = new Machine(vcpus);
         SmcccRegisters regs = new SmcccRegisters();
-        PsciEvents events = new PsciEvents(console);
+        PsciEvents events = new PsciEvents(panicWatcher);
         for (VcpuFd v : vcpus) {
             machine.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, machine, config.pin(), runListener));
         }

@@ -11,15 +11,15 @@ import org.jkvm.vmm.vcpu.SystemEvents;
  * booted with panic=-1 resets after panicking), and a crash report is a panic.
  */
 final class PsciEvents implements SystemEvents {
-    private final PanicWatcher console;
+    private final PanicWatcher panicWatcher;
 
-    PsciEvents(PanicWatcher console) {
-        this.console = console;
+    PsciEvents(PanicWatcher panicWatcher) {
+        this.panicWatcher = panicWatcher;
     }
 
     @Override
     public VmOutcome outcome(int type, int vcpu) {
-        String panic = console.panic();
+        String panic = panicWatcher.panic();
         if (type == KvmArm64.KVM_SYSTEM_EVENT_SHUTDOWN()) return panic != null ? new VmOutcome.Panic(panic) : new VmOutcome.PowerOff();
         if (type == KvmArm64.KVM_SYSTEM_EVENT_RESET()) return panic != null ? new VmOutcome.Panic(panic) : new VmOutcome.Reset();
         if (type == KvmArm64.KVM_SYSTEM_EVENT_CRASH()) return new VmOutcome.Panic(panic != null ? panic : "guest reported a crash");

@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * Builds the device tree of jkvm's arm64 machine, a minimal {@code virt}-like board: vCPUs
  * started by PSCI over HVC, RAM, a GICv3 (optionally with an ITS), the architected timer, a
- * 16550 UART as console, and optionally a PMUv3.
+ * 16550 UART as console, and optionally a PMUv3. The devices on the MMIO bus are written in
+ * the order the spec lists them, one node each, as kvmtool walks its device list.
  *
  * <p>One method per node, in the manner of Firecracker's {@code arch/aarch64/fdt.rs}, each short
  * enough to check against its binding under Linux's
@@ -64,15 +65,14 @@ public final class ArmDeviceTree {
         if (spec.pmu()) {
             pmu(fdt);
         }
-        uart(fdt, spec.uart());
+        for (DeviceTreeSpec.Device device : spec.devices()) {
+            switch (device.binding()) {
+                case NS16550A -> uart(fdt, device);
+            }
+        }
         chosen(fdt, spec);
         fdt.endNode();
         return fdt.finish();
-    }
-
-    /** The UART's node name, as serial.yaml requires; {@code /chosen/stdout-path} names it. */
-    private static String uartNodeName(DeviceTreeSpec.Uart uart) {
-        return "serial@" + Long.toHexString(uart.mmio().base());
     }
 
     // Devicetree Specification 3.2 (root node); "linux,dummy-virt" as QEMU's virt and Firecracker.
@@ -178,11 +178,11 @@ public final class ArmDeviceTree {
     }
 
     // bindings/serial/8250.yaml. Byte-wide registers at consecutive addresses (reg-shift 0,
-    // reg-io-width 1); a 16550's INTR output is a level.
-    private static void uart(FdtWriter fdt, DeviceTreeSpec.Uart uart) {
-        fdt.beginNode(uartNodeName(uart));
-        fdt.propertyString("compatible", "ns16550a");
-        fdt.propertyU64Array("reg", uart.mmio().base(), uart.mmio().size());
+    // reg-io-width 1); a 16550's INTR output is a level. The node name is the one serial.yaml requires.
+    private static void uart(FdtWriter fdt, DeviceTreeSpec.Device uart) {
+        fdt.beginNode(uart.nodeName());
+        fdt.propertyString("compatible", uart.binding().compatible());
+        fdt.propertyU64Array("reg", uart.reg().base(), uart.reg().size());
         fdt.propertyU32("clock-frequency", UART_CLOCK_HZ);
         fdt.propertyU32Array("interrupts", IRQ_TYPE_SPI, uart.spi(), IRQ_LEVEL_HIGH);
         fdt.propertyU32("reg-shift", 0);
@@ -195,7 +195,7 @@ public final class ArmDeviceTree {
     private static void chosen(FdtWriter fdt, DeviceTreeSpec spec) {
         fdt.beginNode("chosen");
         fdt.propertyString("bootargs", spec.bootargs());
-        fdt.propertyString("stdout-path", "/" + uartNodeName(spec.uart()));
+        spec.console().ifPresent(console -> fdt.propertyString("stdout-path", "/" + console.nodeName()));
         spec.initrd().ifPresent(initrd -> {
             fdt.propertyU64("linux,initrd-start", initrd.base());
             fdt.propertyU64("linux,initrd-end", initrd.base() + initrd.size());

@@ -1,10 +1,10 @@
 package org.jkvm.vmm.arch.aarch64.fdt;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,14 +15,16 @@ import org.jkvm.kvm.sys.aarch64.KvmArm64;
 /**
  * Everything {@link ArmDeviceTree#build} needs to describe one arm64 guest, validated once here:
  * distinct vCPU affinities, a redistributor region large enough for every vCPU, RAM and device
- * ranges that do not overlap, an initrd inside RAM, and bootargs Linux will not truncate.
+ * ranges that do not overlap, SPIs the GIC has, an initrd inside RAM, and bootargs Linux will
+ * not truncate.
  *
  * @param mpidrs     the MPIDR_EL1 of each vCPU in vCPU order, as read back from KVM; only the
  *                   affinity fields (Aff3, Aff2..Aff0) are used, so RES1 bit 31 and the U/MT bits
  *                   may be present. The first is the boot CPU. The affinities must be distinct.
  * @param memory     guest RAM
  * @param gic        the GICv3 the VM was given
- * @param uart       the 16550 UART, the guest's console
+ * @param devices    the devices on the MMIO bus, in the order their nodes are written; the
+ *                   first {@link Binding#NS16550A} is the console
  * @param bootargs   the kernel command line
  * @param initrd     where the initrd was loaded, if any
  * @param rngSeed    bytes for {@code /chosen/rng-seed}, which Linux mixes into its entropy pool
@@ -34,7 +36,7 @@ public record DeviceTreeSpec(
         List<Long> mpidrs,
         Region memory,
         Gic gic,
-        Uart uart,
+        List<Device> devices,
         String bootargs,
         Optional<Region> initrd,
         byte[] rngSeed,
@@ -96,18 +98,53 @@ public record DeviceTreeSpec(
     }
 
     /**
-     * The 16550 UART.
-     *
-     * @param mmio its register window
-     * @param spi  its interrupt as an SPI number (GIC INTID minus 32)
+     * What a device on the MMIO bus is, as the device tree says it: the binding its node follows
+     * (one {@link ArmDeviceTree} method each) and the name of its node.
      */
-    public record Uart(Region mmio, int spi) {
+    public enum Binding {
+        /** A 16550A UART, bindings/serial/8250.yaml. */
+        NS16550A("serial", "ns16550a");
+
+        private final String nodeName;
+        private final String compatible;
+
+        Binding(String nodeName, String compatible) {
+            this.nodeName = nodeName;
+            this.compatible = compatible;
+        }
+
+        /** The generic node name the binding asks for, before the unit address. */
+        public String nodeName() {
+            return nodeName;
+        }
+
+        /** The binding's {@code compatible} string. */
+        public String compatible() {
+            return compatible;
+        }
+    }
+
+    /**
+     * A device on the MMIO bus.
+     *
+     * @param binding what it is
+     * @param reg     its MMIO window
+     * @param spi     its interrupt as an SPI number (GIC INTID minus 32)
+     */
+    public record Device(Binding binding, Region reg, int spi) {
         /** Validates the SPI number. */
-        public Uart {
-            Objects.requireNonNull(mmio, "mmio");
+        public Device {
+            Objects.requireNonNull(binding, "binding");
+            Objects.requireNonNull(reg, "reg");
             if (spi < 0 || spi > MAX_SPI) {
-                throw new IllegalArgumentException("UART SPI " + spi + " is outside 0.." + MAX_SPI);
+                throw new IllegalArgumentException("%s at %s: SPI %d is outside 0..%d"
+                        .formatted(binding.compatible(), reg, spi, MAX_SPI));
             }
+        }
+
+        /** The node's name with its unit address, e.g. {@code serial@9000000}. */
+        public String nodeName() {
+            return binding.nodeName() + "@" + Long.toHexString(reg.base());
         }
     }
 
@@ -116,7 +153,7 @@ public record DeviceTreeSpec(
         mpidrs = List.copyOf(Objects.requireNonNull(mpidrs, "mpidrs"));
         Objects.requireNonNull(memory, "memory");
         Objects.requireNonNull(gic, "gic");
-        Objects.requireNonNull(uart, "uart");
+        devices = List.copyOf(Objects.requireNonNull(devices, "devices"));
         Objects.requireNonNull(bootargs, "bootargs");
         Objects.requireNonNull(initrd, "initrd (Optional.empty() for none)");
         rngSeed = Objects.requireNonNull(rngSeed, "rngSeed (an empty array for none)").clone();
@@ -149,25 +186,31 @@ public record DeviceTreeSpec(
                 throw new IllegalArgumentException("the initrd %s lies outside guest RAM %s".formatted(range, memory));
             }
         });
-        checkDisjoint(memory, gic, uart);
+        checkDisjoint(memory, gic, devices);
     }
 
+    /** The console: the first UART, if there is one. */
+    public Optional<Device> console() {
+        return devices.stream().filter(d -> d.binding() == Binding.NS16550A).findFirst();
+    }
+
+    private record Named(String name, Region region) {}
+
     /** The guest would see two devices, or a device and RAM, at one address. */
-    private static void checkDisjoint(Region memory, Gic gic, Uart uart) {
-        var named = new LinkedHashMap<String, Region>();
-        named.put("RAM", memory);
-        named.put("GIC distributor", gic.distributor());
-        named.put("GIC redistributors", gic.redistributors());
-        gic.itsBase().ifPresent(base -> named.put("GIC ITS", new Region(base, ITS_SIZE)));
-        named.put("UART", uart.mmio());
-        var entries = List.copyOf(named.entrySet());
-        for (int i = 0; i < entries.size(); i++) {
-            for (int j = i + 1; j < entries.size(); j++) {
-                Region a = entries.get(i).getValue();
-                Region b = entries.get(j).getValue();
+    private static void checkDisjoint(Region memory, Gic gic, List<Device> devices) {
+        var named = new ArrayList<Named>();
+        named.add(new Named("RAM", memory));
+        named.add(new Named("GIC distributor", gic.distributor()));
+        named.add(new Named("GIC redistributors", gic.redistributors()));
+        gic.itsBase().ifPresent(base -> named.add(new Named("GIC ITS", new Region(base, ITS_SIZE))));
+        devices.forEach(d -> named.add(new Named(d.nodeName(), d.reg())));
+        for (int i = 0; i < named.size(); i++) {
+            for (int j = i + 1; j < named.size(); j++) {
+                Region a = named.get(i).region();
+                Region b = named.get(j).region();
                 if (a.base() < b.base() + b.size() && b.base() < a.base() + a.size()) {
                     throw new IllegalArgumentException("%s %s overlaps %s %s".formatted(
-                            entries.get(i).getKey(), a, entries.get(j).getKey(), b));
+                            named.get(i).name(), a, named.get(j).name(), b));
                 }
             }
         }
@@ -184,18 +227,18 @@ public record DeviceTreeSpec(
     public boolean equals(Object o) {
         return o instanceof DeviceTreeSpec s
                 && mpidrs.equals(s.mpidrs) && memory.equals(s.memory) && gic.equals(s.gic)
-                && uart.equals(s.uart) && bootargs.equals(s.bootargs) && initrd.equals(s.initrd)
+                && devices.equals(s.devices) && bootargs.equals(s.bootargs) && initrd.equals(s.initrd)
                 && Arrays.equals(rngSeed, s.rngSeed) && pmu == s.pmu;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(mpidrs, memory, gic, uart, bootargs, initrd, Arrays.hashCode(rngSeed), pmu);
+        return Objects.hash(mpidrs, memory, gic, devices, bootargs, initrd, Arrays.hashCode(rngSeed), pmu);
     }
 
     @Override
     public String toString() {
-        return "DeviceTreeSpec[mpidrs=%s, memory=%s, gic=%s, uart=%s, bootargs=%s, initrd=%s, rngSeed=%s, pmu=%s]"
-                .formatted(mpidrs, memory, gic, uart, bootargs, initrd, HexFormat.of().formatHex(rngSeed), pmu);
+        return "DeviceTreeSpec[mpidrs=%s, memory=%s, gic=%s, devices=%s, bootargs=%s, initrd=%s, rngSeed=%s, pmu=%s]"
+                .formatted(mpidrs, memory, gic, devices, bootargs, initrd, HexFormat.of().formatHex(rngSeed), pmu);
     }
 }

@@ -14,9 +14,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.stream.IntStream;
+import org.jkvm.vmm.arch.aarch64.fdt.DeviceTreeSpec.Binding;
+import org.jkvm.vmm.arch.aarch64.fdt.DeviceTreeSpec.Device;
 import org.jkvm.vmm.arch.aarch64.fdt.DeviceTreeSpec.Gic;
 import org.jkvm.vmm.arch.aarch64.fdt.DeviceTreeSpec.Region;
-import org.jkvm.vmm.arch.aarch64.fdt.DeviceTreeSpec.Uart;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,9 +34,13 @@ class ArmDeviceTreeTest {
     private static final Region GICD = new Region(0x0800_0000L, 0x1_0000L);
     private static final long ITS_BASE = 0x0808_0000L;
     private static final long GICR_BASE = 0x080a_0000L;
-    private static final Uart UART = new Uart(new Region(0x0a00_0000L, 0x1000), 1);
+    private static final List<Device> UART = List.of(uart(new Region(0x0a00_0000L, 0x1000), 1));
     private static final Region INITRD = new Region(0x4800_0000L, 0x40_0000L);
     private static final String BOOTARGS = "console=ttyS0 reboot=k panic=1";
+
+    static Device uart(Region mmio, int spi) {
+        return new Device(Binding.NS16550A, mmio, spi);
+    }
 
     /** MPIDR_EL1 as KVM resets it for a vCPU id: Aff0 = id[3:0], Aff1 = id[11:4], RES1 bit 31. */
     static long kvmMpidr(int vcpuId) {
@@ -140,9 +145,9 @@ class ArmDeviceTreeTest {
                 Optional.empty(), new byte[0], false));
         bad.add(() -> new DeviceTreeSpec(mpidrs(1), RAM, gic(1, false), UART, "",
                 Optional.of(new Region(0x3000_0000L, 0x1000)), new byte[0], false));
-        bad.add(() -> new DeviceTreeSpec(mpidrs(1), RAM, gic(1, false), new Uart(new Region(0x0800_8000L, 0x1000), 1),
+        bad.add(() -> new DeviceTreeSpec(mpidrs(1), RAM, gic(1, false), List.of(uart(new Region(0x0800_8000L, 0x1000), 1)),
                 "", Optional.empty(), new byte[0], false));
-        bad.add(() -> new Uart(new Region(0x0a00_0000L, 0x1000), 988));
+        bad.add(() -> uart(new Region(0x0a00_0000L, 0x1000), 988));
         bad.add(() -> new Region(0x1000, 0));
         for (var spec : bad) {
             assertThrows(IllegalArgumentException.class, spec::run);
