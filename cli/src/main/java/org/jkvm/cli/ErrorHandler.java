@@ -3,6 +3,7 @@ package org.jkvm.cli;
 import java.lang.System.Logger.Level;
 
 import org.jkvm.kvm.KvmException;
+import org.jkvm.vmm.config.SettingException;
 
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -11,7 +12,8 @@ import picocli.CommandLine.ParseResult;
 /**
  * Turns an exception escaping a command into one line on stderr and an exit code: problems
  * the user can fix (no /dev/kvm, no permission, bad input) are {@link ExitCode#USAGE}; other
- * failures are {@link ExitCode#FAILURE}. The stack trace goes to the log at DEBUG.
+ * failures are {@link ExitCode#FAILURE}. A bad setting is named as its option ({@code --memory}).
+ * The stack trace goes to the log at DEBUG.
  */
 final class ErrorHandler implements IExecutionExceptionHandler {
     private static final System.Logger LOG = System.getLogger(ErrorHandler.class.getName());
@@ -19,7 +21,8 @@ final class ErrorHandler implements IExecutionExceptionHandler {
     @Override
     public int handleExecutionException(Exception e, CommandLine cl, ParseResult parsed) {
         LOG.log(Level.DEBUG, "command failed", e);
-        cl.getErr().println("jkvm: " + e.getMessage());
+        String message = e instanceof SettingException s ? s.describe("--" + s.setting()) : e.getMessage();
+        cl.getErr().println("jkvm: " + message);
         return isUsersToFix(e) ? ExitCode.USAGE : ExitCode.FAILURE;
     }
 

@@ -7,15 +7,16 @@ import org.jkvm.kvm.VcpuFd;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
 import org.jkvm.vmm.arch.aarch64.Arm64Layout;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
+import org.jkvm.vmm.launch.VmExtension;
 import org.jkvm.vmm.memory.MemoryRegion;
 
 /**
  * The arm64 PV-lock device: gives each vCPU a {@code preempted} flag the guest's
  * {@code vcpu_is_preempted()} reads, the way the mode says (see {@link PvLockMode}), and makes
  * the guest's discovery calls (vendor-hyp features, bit 2; the PV-lock call) work. Attach it to
- * a built {@link Arm64Vm} before the VM runs.
+ * a built {@link Arm64Vm} before the VM runs; a launch does that through {@link #attaching}.
  */
-public final class PvLockDevice implements AutoCloseable {
+public final class PvLockDevice implements VmExtension {
     private static final System.Logger LOG = System.getLogger(PvLockDevice.class.getName());
 
     private final PvLockSupport.Resolution resolution;
@@ -41,6 +42,11 @@ public final class PvLockDevice implements AutoCloseable {
         return new PvLockSupport(
                 v0.hasDeviceAttr(KvmArm64.KVM_ARM_VCPU_PVLOCK_CTRL(), KvmArm64.KVM_ARM_VCPU_PVLOCK_IPA()),
                 vm.vm().hasDeviceAttr(KvmArm64.KVM_ARM_VM_SMCCC_CTRL(), KvmArm64.KVM_ARM_VM_SMCCC_FILTER()));
+    }
+
+    /** How a launch attaches the device in the mode {@code requested} resolves to. */
+    public static VmExtension.Attach attaching(PvLockMode requested) {
+        return vm -> attach(vm, requested);
     }
 
     /**
@@ -121,6 +127,7 @@ public final class PvLockDevice implements AutoCloseable {
     }
 
     /** One line for the user: mode, reason, where the structures are. */
+    @Override
     public String describe() {
         String where = region == null ? "" : ", structures at 0x" + Long.toHexString(region.region().gpa())
                 + " (" + region.region().size() / 1024 + " KiB)";
@@ -128,10 +135,16 @@ public final class PvLockDevice implements AutoCloseable {
                 + (region != null && !answeredByJkvm ? ", calls answered by the host kernel" : "");
     }
 
+    /** Stops tracking and sampling, so the counters describe the run alone. */
     @Override
-    public void close() {
+    public void vmStopped() {
         if (tracker != null) tracker.close();
         if (sampler != null) sampler.close();
         stats.finish();
+    }
+
+    @Override
+    public void close() {
+        vmStopped();
     }
 }

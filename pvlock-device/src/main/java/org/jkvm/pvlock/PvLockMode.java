@@ -2,6 +2,8 @@ package org.jkvm.pvlock;
 
 import java.util.Locale;
 
+import org.jkvm.vmm.config.SettingException;
+
 /** How jkvm gives a guest the PV-lock {@code preempted} flags ({@code --pvlock}). */
 public enum PvLockMode {
     /** {@link #KERNEL} where the host kernel has the attribute, else {@link #USERSPACE} where the SMCCC filter exists, else {@link #OFF}. */
@@ -18,7 +20,7 @@ public enum PvLockMode {
         try {
             return valueOf(text.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--pvlock " + text + ": unknown mode; use auto, kernel, userspace or off");
+            throw new SettingException("pvlock", text, "unknown mode; use auto, kernel, userspace or off");
         }
     }
 

@@ -1,5 +1,7 @@
 package org.jkvm.pvlock;
 
+import org.jkvm.vmm.config.SettingException;
+
 /**
  * What the host offers for PV lock, and which mode a request resolves to there.
  *
@@ -28,15 +30,15 @@ public record PvLockSupport(boolean attribute, boolean filter) {
                     : new Resolution(PvLockMode.OFF, "the host kernel has neither the PV-lock attribute nor the SMCCC filter (Linux 6.4+)");
             case KERNEL -> {
                 if (!attribute) {
-                    throw new IllegalArgumentException("--pvlock kernel: this host kernel lacks the PV-lock series"
-                            + " (its vCPUs refuse KVM_ARM_VCPU_PVLOCK_CTRL); use --pvlock userspace or a kernel built"
+                    throw new SettingException("pvlock", "kernel", "this host kernel lacks the PV-lock series"
+                            + " (its vCPUs refuse KVM_ARM_VCPU_PVLOCK_CTRL); use the userspace mode or a host kernel built"
                             + " with kernel/build --with-pvlock");
                 }
                 yield new Resolution(PvLockMode.KERNEL, "requested");
             }
             case USERSPACE -> {
                 if (!filter) {
-                    throw new IllegalArgumentException("--pvlock userspace: this host kernel has no SMCCC filter"
+                    throw new SettingException("pvlock", "userspace", "this host kernel has no SMCCC filter"
                             + " (KVM_ARM_VM_SMCCC_FILTER, Linux 6.4+), so the guest's PV-lock calls cannot reach jkvm");
                 }
                 yield new Resolution(PvLockMode.USERSPACE, "requested");

@@ -25,11 +25,11 @@ public record PvOptions(boolean stealTime) {
             boolean on = switch (value) {
                 case "on" -> true;
                 case "off" -> false;
-                default -> throw new IllegalArgumentException("--pv " + it + ": the value must be on or off");
+                default -> throw new SettingException("pv", it, "the value must be on or off");
             };
             switch (name) {
                 case "steal-time" -> stealTime = on;
-                default -> throw new IllegalArgumentException("--pv " + it + ": unknown feature '" + name
+                default -> throw new SettingException("pv", it, "unknown feature '" + name
                         + "'; known: " + String.join(", ", NAMES));
             }
         }

@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.util.BitSet;
 
 /**
- * What to boot and how, validated once at construction: every problem is an
- * {@link IllegalArgumentException} whose message names the setting and what would be right.
+ * What to boot and how, validated once at construction: every problem is a
+ * {@link SettingException} that names the setting and what would be right.
  *
  * @param kernel   the guest kernel (an arm64 Image, plain or gzip-compressed)
  * @param initrd   an initramfs, or null
@@ -24,26 +24,26 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
     public static final long MIN_MEMORY = 64L << 20;
 
     public VmConfig {
-        if (kernel == null) throw new IllegalArgumentException("--kernel is required: the guest's arm64 Image");
-        if (!Files.isRegularFile(kernel)) throw new IllegalArgumentException("--kernel " + kernel + ": no such file");
+        if (kernel == null) throw new SettingException("kernel", null, "give the guest's arm64 Image");
+        if (!Files.isRegularFile(kernel)) throw new SettingException("kernel", kernel, "no such file");
         if (initrd != null && !Files.isRegularFile(initrd)) {
-            throw new IllegalArgumentException("--initrd " + initrd + ": no such file");
+            throw new SettingException("initrd", initrd, "no such file");
         }
         if (cmdline == null) cmdline = "";
-        if (cpus < 1) throw new IllegalArgumentException("--cpus " + cpus + ": a VM needs at least 1 vCPU");
+        if (cpus < 1) throw new SettingException("cpus", cpus, "a VM needs at least 1 vCPU");
         if (memory < MIN_MEMORY) {
-            throw new IllegalArgumentException("--memory " + Sizes.format(memory) + ": give at least 64M");
+            throw new SettingException("memory", Sizes.format(memory), "give at least 64M");
         }
         if (memory % (1L << 20) != 0) {
-            throw new IllegalArgumentException("--memory " + memory + " bytes: give a whole number of MiB, e.g. 512M");
+            throw new SettingException("memory", memory + " bytes", "give a whole number of MiB, e.g. 512M");
         }
         if (pin != null) {
-            if (pin.isEmpty()) throw new IllegalArgumentException("--pin: the CPU set is empty");
+            if (pin.isEmpty()) throw new SettingException("pin", null, "the CPU set is empty");
             pin = (BitSet) pin.clone();
         }
         if (pv == null) pv = PvOptions.DEFAULT;
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-            throw new IllegalArgumentException("--timeout must be positive");
+            throw new SettingException("timeout", timeout.toSeconds(), "must be positive");
         }
     }
 
@@ -55,8 +55,7 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
     /** Checks what only the host can tell: the vCPU count against its limit. */
     public void checkAgainstHost(int maxVcpus) {
         if (cpus > maxVcpus) {
-            throw new IllegalArgumentException("--cpus " + cpus + ": this host's KVM allows at most " + maxVcpus
-                    + " vCPUs per VM");
+            throw new SettingException("cpus", cpus, "this host's KVM allows at most " + maxVcpus + " vCPUs per VM");
         }
     }
 }

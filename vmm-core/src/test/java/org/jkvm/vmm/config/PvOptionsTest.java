@@ -42,14 +42,14 @@ class PvOptionsTest {
     @Test
     void unknownFeatureListsTheKnownOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PvOptions.parse("bogus=on"));
-        assertEquals("--pv bogus=on: unknown feature 'bogus'; known: steal-time", e.getMessage());
+        assertEquals("pv bogus=on: unknown feature 'bogus'; known: steal-time", e.getMessage());
     }
 
     @Test
     void unknownFeatureAfterAKnownOneIsStillRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> PvOptions.parse("steal-time=off,pv-lock"));
-        assertEquals("--pv pv-lock: unknown feature 'pv-lock'; known: steal-time", e.getMessage());
+        assertEquals("pv pv-lock: unknown feature 'pv-lock'; known: steal-time", e.getMessage());
     }
 
     @Test
@@ -63,7 +63,7 @@ class PvOptionsTest {
     void valueMustBeOnOrOff(String value) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> PvOptions.parse("steal-time=" + value));
-        assertEquals("--pv steal-time=" + value + ": the value must be on or off", e.getMessage());
+        assertEquals("pv steal-time=" + value + ": the value must be on or off", e.getMessage());
     }
 
     @Test

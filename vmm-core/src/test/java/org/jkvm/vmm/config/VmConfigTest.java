@@ -39,8 +39,16 @@ class VmConfigTest {
     }
 
     static void assertRefused(String message, Executable e) {
-        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, e);
+        SettingException x = assertThrows(SettingException.class, e);
         assertEquals(message, x.getMessage());
+    }
+
+    @Test
+    void eachFrontEndNamesTheSettingItsOwnWay() {
+        SettingException x = assertThrows(SettingException.class, () -> config(kernel, null, 1, 63 * MiB, null, null));
+        assertEquals("memory", x.setting());
+        assertEquals("--memory 63M: give at least 64M", x.describe("--memory"));
+        assertEquals("\"memory\" 63M: give at least 64M", x.describe("\"memory\""));
     }
 
     @Test
@@ -67,42 +75,42 @@ class VmConfigTest {
 
     @Test
     void missingKernelOptionIsRequired() {
-        assertRefused("--kernel is required: the guest's arm64 Image",
+        assertRefused("kernel: give the guest's arm64 Image",
                 () -> config(null, null, 1, 64 * MiB, null, null));
     }
 
     @Test
     void kernelThatDoesNotExistIsNamed() {
         Path missing = dir.resolve("nope");
-        assertRefused("--kernel " + missing + ": no such file", () -> config(missing, null, 1, 64 * MiB, null, null));
+        assertRefused("kernel " + missing + ": no such file", () -> config(missing, null, 1, 64 * MiB, null, null));
     }
 
     @Test
     void kernelThatIsADirectoryIsRefused() {
-        assertRefused("--kernel " + dir + ": no such file", () -> config(dir, null, 1, 64 * MiB, null, null));
+        assertRefused("kernel " + dir + ": no such file", () -> config(dir, null, 1, 64 * MiB, null, null));
     }
 
     @Test
     void initrdThatDoesNotExistIsNamed() {
         Path missing = dir.resolve("no-initrd");
-        assertRefused("--initrd " + missing + ": no such file",
+        assertRefused("initrd " + missing + ": no such file",
                 () -> config(kernel, missing, 1, 64 * MiB, null, null));
     }
 
     @Test
     void zeroVcpusAreRefused() {
-        assertRefused("--cpus 0: a VM needs at least 1 vCPU", () -> config(kernel, null, 0, 64 * MiB, null, null));
+        assertRefused("cpus 0: a VM needs at least 1 vCPU", () -> config(kernel, null, 0, 64 * MiB, null, null));
     }
 
     @Test
     void negativeVcpusAreRefused() {
-        assertRefused("--cpus -3: a VM needs at least 1 vCPU", () -> config(kernel, null, -3, 64 * MiB, null, null));
+        assertRefused("cpus -3: a VM needs at least 1 vCPU", () -> config(kernel, null, -3, 64 * MiB, null, null));
     }
 
     @Test
     void memoryBelow64MiBIsRefusedInUnits() {
-        assertRefused("--memory 63M: give at least 64M", () -> config(kernel, null, 1, 63 * MiB, null, null));
-        assertRefused("--memory 0: give at least 64M", () -> config(kernel, null, 1, 0, null, null));
+        assertRefused("memory 63M: give at least 64M", () -> config(kernel, null, 1, 63 * MiB, null, null));
+        assertRefused("memory 0: give at least 64M", () -> config(kernel, null, 1, 0, null, null));
     }
 
     @Test
@@ -114,13 +122,13 @@ class VmConfigTest {
     @Test
     void memoryNotAWholeNumberOfMiBIsRefused() {
         long odd = 64 * MiB + 4096;
-        assertRefused("--memory " + odd + " bytes: give a whole number of MiB, e.g. 512M",
+        assertRefused("memory " + odd + " bytes: give a whole number of MiB, e.g. 512M",
                 () -> config(kernel, null, 1, odd, null, null));
     }
 
     @Test
     void emptyPinSetIsRefused() {
-        assertRefused("--pin: the CPU set is empty", () -> config(kernel, null, 1, 64 * MiB, new BitSet(), null));
+        assertRefused("pin: the CPU set is empty", () -> config(kernel, null, 1, 64 * MiB, new BitSet(), null));
     }
 
     @Test
@@ -136,20 +144,20 @@ class VmConfigTest {
 
     @Test
     void zeroTimeoutIsRefused() {
-        assertRefused("--timeout must be positive",
+        assertRefused("timeout 0: must be positive",
                 () -> config(kernel, null, 1, 64 * MiB, null, Duration.ZERO));
     }
 
     @Test
     void negativeTimeoutIsRefused() {
-        assertRefused("--timeout must be positive",
+        assertRefused("timeout -1: must be positive",
                 () -> config(kernel, null, 1, 64 * MiB, null, Duration.ofSeconds(-1)));
     }
 
     @Test
     void moreVcpusThanTheHostAllowsAreRefused() {
         VmConfig c = config(kernel, null, 8, 64 * MiB, null, null);
-        assertRefused("--cpus 8: this host's KVM allows at most 4 vCPUs per VM", () -> c.checkAgainstHost(4));
+        assertRefused("cpus 8: this host's KVM allows at most 4 vCPUs per VM", () -> c.checkAgainstHost(4));
     }
 
     @Test
