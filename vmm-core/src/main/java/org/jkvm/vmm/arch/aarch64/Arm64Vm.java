@@ -18,7 +18,7 @@ import org.jkvm.kvm.Kvm;
 import org.jkvm.kvm.VcpuFd;
 import org.jkvm.kvm.VmFd;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
-import org.jkvm.vmm.Machine;
+import org.jkvm.vmm.VcpuThreads;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.fdt.ArmDeviceTree;
 import org.jkvm.vmm.arch.aarch64.fdt.DeviceTreeSpec;
@@ -33,6 +33,7 @@ import org.jkvm.vmm.memory.GuestMemory;
 import org.jkvm.vmm.memory.MemoryRegion;
 import org.jkvm.vmm.vcpu.VcpuLoop;
 import org.jkvm.vmm.vcpu.VcpuRunListener;
+import org.jkvm.vmm.vcpu.VcpuStats;
 
 /**
  * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
@@ -58,7 +59,7 @@ public final class Arm64Vm implements AutoCloseable {
     private final PanicWatcher panicWatcher;
     private GicV3 gic;
     private Uart16550 uart;
-    private Machine machine;
+    private VcpuThreads threads;
     private MemoryRegion pvTime;
     private BootLayout boot;
     private Duration setupTime;
@@ -223,27 +224,27 @@ public final class Arm64Vm implements AutoCloseable {
 
     /** Starts the vCPUs (pinned as configured) and waits until the guest ends or the timeout. */
     public VmOutcome run() throws InterruptedException {
-        machine = new Machine(vcpus);
+        threads = new VcpuThreads(vcpus);
         SmcccRegisters regs = new SmcccRegisters();
         PsciEvents events = new PsciEvents(panicWatcher);
         for (VcpuFd v : vcpus) {
-            machine.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, machine, config.pin(), runListener));
+            threads.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, threads, config.pin(), runListener));
         }
-        machine.start();
-        VmOutcome outcome = machine.await(config.timeout());
+        threads.start();
+        VmOutcome outcome = threads.await(config.timeout());
         uart.flush();
         return outcome;
     }
 
     /** Stops a running VM from another thread (e.g. on SIGINT). */
     public void stop(String reason) {
-        Machine m = machine;
-        if (m != null) m.stop(reason);
+        VcpuThreads t = threads;
+        if (t != null) t.stop(reason);
     }
 
-    /** The machine once {@link #run} has started it, for its statistics. */
-    public Machine machine() {
-        return machine;
+    /** Each vCPU's counters, in id order, once {@link #run} has returned. */
+    public List<VcpuStats> vcpuStats() {
+        return threads.stats();
     }
 
     /** Guest accesses to addresses no device owns. */

@@ -20,15 +20,15 @@ import org.jkvm.vmm.vcpu.VcpuStats;
  * the first outcome reported (guest power-off, a signal, a timeout, a failure), kicking every
  * vCPU out of KVM_RUN and joining its thread.
  */
-public final class Machine implements MachineControl {
+public final class VcpuThreads implements MachineControl {
     private final List<VcpuFd> vcpus;
     private final List<VcpuLoop> loops = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final CompletableFuture<VmOutcome> outcome = new CompletableFuture<>();
     private volatile boolean stopping;
 
-    /** The machine over {@code vcpus}; their loops are added with {@link #addLoop} before {@link #start}. */
-    public Machine(List<VcpuFd> vcpus) {
+    /** The threads of {@code vcpus}; their loops are added with {@link #addLoop} before {@link #start}. */
+    public VcpuThreads(List<VcpuFd> vcpus) {
         this.vcpus = List.copyOf(vcpus);
     }
 
