@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
+import org.jkvm.experiment.Json;
 import org.jkvm.kvm.Arch;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockDevice;
@@ -116,7 +117,7 @@ final class RunCommand implements Callable<Integer> {
             VmOutcome outcome = vm.run();
             Duration ran = Duration.ofNanos(System.nanoTime() - t0);
             report(err, outcome, ran, vm, pvLock);
-            if (statsJson != null) Files.writeString(statsJson, Json.write(stats(outcome, ran, vm, pvLock)) + "\n");
+            if (statsJson != null) Files.writeString(statsJson, Json.pretty(stats(outcome, ran, vm, pvLock)) + "\n");
             return exitCode(outcome);
         }
     }
