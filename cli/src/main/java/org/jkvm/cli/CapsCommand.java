@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.jkvm.experiment.Json;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.pvlock.PvLockSupport;
@@ -39,7 +40,7 @@ final class CapsCommand implements Callable<Integer> {
             caps = HostProbe.probe(kvm);
         }
         PrintWriter out = spec.commandLine().getOut();
-        if (json) out.println(Json.write(toMap(caps)));
+        if (json) out.println(Json.pretty(toMap(caps)));
         else printTable(out, caps);
         out.flush();
         return ExitCode.OK;

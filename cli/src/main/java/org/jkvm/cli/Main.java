@@ -23,6 +23,7 @@ public final class Main {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.setExecutionExceptionHandler(new ErrorHandler());
+        cl.setParameterExceptionHandler(new BadValueHandler(cl.getParameterExceptionHandler()));
         return cl;
     }
 

@@ -2,20 +2,19 @@ package org.jkvm.cli;
 
 import java.io.FileOutputStream;
 import java.io.FileDescriptor;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 
+import org.jkvm.experiment.Json;
 import org.jkvm.kvm.Arch;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockDevice;
@@ -23,7 +22,6 @@ import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.pvlock.PvLockStats;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
-import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
@@ -36,7 +34,7 @@ import picocli.CommandLine.Spec;
 import sun.misc.Signal;
 
 /** {@code jkvm run}: boots an arm64 Linux guest and streams its console. */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, defaultValueProvider = RunConfigFile.class,
         description = {"Boots an arm64 Linux guest on this arm64 host's KVM; the guest's console is"
                 + " printed on stdout, jkvm's own report on stderr."},
         exitCodeListHeading = "%nExit codes:%n",
@@ -56,39 +54,46 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE",
+    @Option(names = RunConfigFile.OPTION, paramLabel = "FILE",
             description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, timeout);"
                     + " options given on the command line win.")
+    @SuppressWarnings("unused") // read by RunConfigFile through picocli's model
     private Path configFile;
 
     @Option(names = "--kernel", paramLabel = "FILE", description = "The guest kernel: an arm64 Image, plain or gzip-compressed.")
-    private String kernel;
+    private Path kernel;
 
     @Option(names = "--initrd", paramLabel = "FILE", description = "An initramfs.")
-    private String initrd;
+    private Path initrd;
 
-    @Option(names = "--cmdline", paramLabel = "TEXT", description = "The kernel command line (default: console=ttyS0).")
+    @Option(names = "--cmdline", paramLabel = "TEXT", defaultValue = "console=ttyS0",
+            description = "The kernel command line (default: console=ttyS0).")
     private String cmdline;
 
-    @Option(names = "--cpus", paramLabel = "N", description = "vCPUs (default: 1).")
-    private String cpus;
+    @Option(names = "--cpus", paramLabel = "N", defaultValue = "1", converter = Converters.WholeNumber.class,
+            description = "vCPUs (default: 1).")
+    private int cpus;
 
-    @Option(names = "--memory", paramLabel = "SIZE", description = "Guest RAM, e.g. 512M or 2G (default: 512M).")
-    private String memory;
+    @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "512M", converter = Converters.Size.class,
+            description = "Guest RAM, e.g. 512M or 2G (default: 512M).")
+    private long memory;
 
-    @Option(names = "--pin", paramLabel = "CPUSET", description = "Host CPUs the vCPU threads may run on, e.g. 0 or 0-3.")
-    private String pin;
+    @Option(names = "--pin", paramLabel = "CPUSET", converter = Converters.Cpus.class,
+            description = "Host CPUs the vCPU threads may run on, e.g. 0 or 0-3.")
+    private BitSet pin;
 
-    @Option(names = "--pv", paramLabel = "NAME=on|off", description = "Paravirtual features (steal-time), e.g. steal-time=off.")
-    private String pv;
+    @Option(names = "--pv", paramLabel = "NAME=on|off", converter = Converters.Pv.class,
+            description = "Paravirtual features (steal-time), e.g. steal-time=off.")
+    private PvOptions pv = PvOptions.DEFAULT;
 
     @Option(names = "--pvlock", paramLabel = "MODE", defaultValue = "auto",
             description = "PV-lock preempted flags: auto, kernel (host kernel with the series), userspace (jkvm"
                     + " writes them), off (default: ${DEFAULT-VALUE}).")
     private String pvlock;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", description = "Stop the guest after this long (exit code 5).")
-    private String timeout;
+    @Option(names = "--timeout", paramLabel = "SECONDS", converter = Converters.WholeNumber.class,
+            description = "Stop the guest after this long (exit code 5).")
+    private Integer timeout;
 
     @Option(names = "--stats-json", paramLabel = "FILE", description = "Write the run's statistics as JSON.")
     private Path statsJson;
@@ -116,57 +121,14 @@ final class RunCommand implements Callable<Integer> {
             VmOutcome outcome = vm.run();
             Duration ran = Duration.ofNanos(System.nanoTime() - t0);
             report(err, outcome, ran, vm, pvLock);
-            if (statsJson != null) Files.writeString(statsJson, Json.write(stats(outcome, ran, vm, pvLock)) + "\n");
+            if (statsJson != null) Files.writeString(statsJson, Json.pretty(stats(outcome, ran, vm, pvLock)) + "\n");
             return exitCode(outcome);
         }
     }
 
-    VmConfig config() throws IOException {
-        Properties file = new Properties();
-        if (configFile != null) {
-            if (!Files.isRegularFile(configFile)) throw new UserError("--config " + configFile + ": no such file");
-            try (InputStream in = Files.newInputStream(configFile)) {
-                file.load(in);
-            }
-            for (String key : file.stringPropertyNames()) {
-                if (!List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "timeout").contains(key)) {
-                    throw new UserError("--config " + configFile + ": unknown setting '" + key + "'");
-                }
-            }
-        }
-        String k = pick(kernel, file, "kernel");
-        String i = pick(initrd, file, "initrd");
-        String c = pick(cpus, file, "cpus");
-        String m = pick(memory, file, "memory");
-        String p = pick(pin, file, "pin");
-        String v = pick(pv, file, "pv");
-        String t = pick(timeout, file, "timeout");
-        return new VmConfig(
-                k == null ? null : Path.of(k),
-                i == null ? null : Path.of(i),
-                pickOr(cmdline, file, "cmdline", "console=ttyS0"),
-                c == null ? 1 : parseInt("--cpus", c),
-                m == null ? 512L << 20 : Sizes.parse(m),
-                p == null ? null : CpuSet.parse(p),
-                v == null ? PvOptions.DEFAULT : PvOptions.parse(v),
-                t == null ? null : Duration.ofSeconds(parseInt("--timeout", t)));
-    }
-
-    private static String pick(String option, Properties file, String key) {
-        return option != null ? option : file.getProperty(key);
-    }
-
-    private static String pickOr(String option, Properties file, String key, String fallback) {
-        String v = pick(option, file, key);
-        return v == null ? fallback : v;
-    }
-
-    private static int parseInt(String option, String text) {
-        try {
-            return Integer.parseInt(text.strip());
-        } catch (NumberFormatException e) {
-            throw new UserError(option + " " + text + ": not a whole number");
-        }
+    /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
+    VmConfig config() {
+        return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout == null ? null : Duration.ofSeconds(timeout));
     }
 
     private static Map<String, Object> pvLockStats(PvLockDevice pvLock) {

@@ -18,18 +18,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 import picocli.CommandLine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code jkvm run} short of booting: the wrong-host refusal, and how its options and --config file
- * become a {@link VmConfig}. On x86_64 {@code call()} refuses before reading any option, so the
- * option handling is reached through RunCommand's private {@code config()} (by reflection) after
- * picocli has parsed the arguments.
+ * become a {@link VmConfig}. picocli converts the values (bad ones stop it before {@code call()});
+ * on x86_64 {@code call()} refuses before building the VM, so the rest is reached through
+ * RunCommand's {@code config()} after picocli has parsed the arguments.
  */
 @Tag("unit")
 class RunCommandTest {
@@ -61,9 +61,9 @@ class RunCommandTest {
     }
 
     @Test
-    void hostCheckComesBeforeOptionChecksOnANonArm64Host() {
+    void hostCheckComesBeforeTheConfigChecksOnANonArm64Host() {
         assumeNotArm64();
-        Cli r = Cli.run("run", "--pv", "bogus=on", "--kernel", kernel.toString());
+        Cli r = Cli.run("run", "--kernel", dir.resolve("missing").toString());
         assertEquals(2, r.exitCode());
         assertTrue(r.err().startsWith(ARCH_MESSAGE_START), r.err());
     }
@@ -118,39 +118,40 @@ class RunCommandTest {
         assertEquals(Duration.ofSeconds(60), c.timeout());
     }
 
+    /**
+     * A value the option's converter refuses stops picocli's parsing: one line on stderr, exit 2, on
+     * any host (it comes before the host check).
+     */
+    static void assertRefused(String message, String... args) {
+        Cli r = Cli.run(prepend("run", args));
+        assertEquals(2, r.exitCode(), r.err());
+        assertEquals("", r.out());
+        assertArrayEquals(new String[] {"jkvm: " + message}, r.errLines(), r.err());
+    }
+
     @Test
     void unknownPvFeatureIsRefusedListingTheKnownOnes() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> config("--kernel", kernel.toString(), "--pv", "bogus=on"));
-        assertEquals("--pv bogus=on: unknown feature 'bogus'; known: steal-time", e.getMessage());
+        assertRefused("--pv bogus=on: unknown feature 'bogus'; known: steal-time", "--kernel", kernel.toString(), "--pv", "bogus=on");
     }
 
     @Test
     void badMemorySizeIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> config("--kernel", kernel.toString(), "--memory", "lots"));
-        assertEquals("'lots' is not a size: write e.g. 512M or 2G", e.getMessage());
+        assertRefused("'lots' is not a size: write e.g. 512M or 2G", "--kernel", kernel.toString(), "--memory", "lots");
     }
 
     @Test
     void badPinIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> config("--kernel", kernel.toString(), "--pin", "3-1"));
-        assertTrue(e.getMessage().contains("is not a CPU list"), e.getMessage());
+        assertRefused("'3-1' is not a CPU list: write e.g. 0, 0-3 or 0,2,4-7", "--kernel", kernel.toString(), "--pin", "3-1");
     }
 
     @Test
     void nonNumericCpusIsRefused() {
-        Exception e = assertThrows(Exception.class, () -> config("--kernel", kernel.toString(), "--cpus", "two"));
-        assertInstanceOf(UserError.class, e);
-        assertEquals("--cpus two: not a whole number", e.getMessage());
+        assertRefused("--cpus two: not a whole number", "--kernel", kernel.toString(), "--cpus", "two");
     }
 
     @Test
     void nonNumericTimeoutIsRefused() {
-        Exception e = assertThrows(Exception.class, () -> config("--kernel", kernel.toString(), "--timeout", "1m"));
-        assertInstanceOf(UserError.class, e);
-        assertEquals("--timeout 1m: not a whole number", e.getMessage());
+        assertRefused("--timeout 1m: not a whole number", "--kernel", kernel.toString(), "--timeout", "1m");
     }
 
     @Test
@@ -182,17 +183,21 @@ class RunCommandTest {
     @Test
     void unknownSettingInTheConfigFileIsNamed() throws IOException {
         Path file = Files.writeString(dir.resolve("vm.conf"), "kernel = " + kernel + "\nmemroy = 1G\n");
-        Exception e = assertThrows(Exception.class, () -> config("--config", file.toString()));
-        assertInstanceOf(UserError.class, e);
-        assertEquals("--config " + file + ": unknown setting 'memroy'", e.getMessage());
+        assertRefused("--config " + file + ": unknown setting 'memroy'", "--config", file.toString());
     }
 
     @Test
     void missingConfigFileIsNamed() {
         Path file = dir.resolve("nope.conf");
-        Exception e = assertThrows(Exception.class, () -> config("--config", file.toString()));
-        assertInstanceOf(UserError.class, e);
-        assertEquals("--config " + file + ": no such file", e.getMessage());
+        assertRefused("--config " + file + ": no such file", "--config", file.toString());
+    }
+
+    @Test
+    void badValueInTheConfigFileIsRefusedLikeOnTheCommandLine() throws IOException {
+        Path file = Files.writeString(dir.resolve("vm.conf"), "kernel = " + kernel + "\ncpus = two\n");
+        assertRefused("--cpus two: not a whole number", "--config", file.toString());
+        Path memory = Files.writeString(dir.resolve("m.conf"), "memory = lots\n");
+        assertRefused("'lots' is not a size: write e.g. 512M or 2G", "--config", memory.toString());
     }
 
     @Test
@@ -206,6 +211,13 @@ class RunCommandTest {
             assertEquals(2, new ErrorHandler().handleExecutionException(e, cl, null));
             assertEquals("jkvm: " + e.getMessage() + System.lineSeparator(), err.toString());
         }
+    }
+
+    @Test
+    void otherParseErrorsKeepPicocliMessages() {
+        Cli r = Cli.run("run", "--cpus");
+        assertEquals(2, r.exitCode());
+        assertTrue(r.err().startsWith("Missing required parameter for option '--cpus'"), r.err());
     }
 
     @Test

@@ -12,11 +12,23 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
+import org.jkvm.experiment.CsvExport;
+import org.jkvm.experiment.Experiment;
+import org.jkvm.experiment.ExperimentRunner;
+import org.jkvm.experiment.ExperimentSpec;
+import org.jkvm.experiment.ExperimentSpec.Variant;
+import org.jkvm.experiment.HostKernelArgs;
+import org.jkvm.experiment.Json;
+import org.jkvm.experiment.LogTail;
+import org.jkvm.experiment.Plan;
+import org.jkvm.experiment.Report;
+import org.jkvm.experiment.ResultsLog;
+import org.jkvm.experiment.Run;
+import org.jkvm.experiment.RunResult;
 import org.jkvm.kvm.Arch;
 import org.jkvm.kvm.Kvm;
 
-import org.jkvm.cli.experiment.ExperimentSpec.Variant;
-
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -25,14 +37,14 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code jkvm experiment}: scripted vCPU-overcommit experiments. The pure parts live here
- * (check, plan, run, report).
+ * {@code jkvm experiment}: scripted vCPU-overcommit experiments (check, plan, run, report,
+ * repair); the engine is the experiment module ({@link Experiment}).
  */
 @Command(name = "experiment",
         mixinStandardHelpOptions = true,
         description = "Scripted vCPU-overcommit experiments from a JSON spec (see examples/overcommit.json).",
-        subcommands = {ExperimentCommand.Check.class, ExperimentCommand.Plan.class, ExperimentCommand.RunCmd.class,
-            ExperimentCommand.ReportCmd.class})
+        subcommands = {ExperimentCommand.Check.class, ExperimentCommand.PlanCmd.class, ExperimentCommand.RunCmd.class,
+            ExperimentCommand.ReportCmd.class, ExperimentCommand.Repair.class})
 public final class ExperimentCommand implements Callable<Integer> {
     /** What starts a result line that {@code run --emit-results} prints. */
     public static final String EMITTED = "JKVM-RESULT ";
@@ -81,31 +93,42 @@ public final class ExperimentCommand implements Callable<Integer> {
 
     @Command(name = "plan", mixinStandardHelpOptions = true,
             description = "List the runs in order, marking those the results file already has.")
-    static final class Plan implements Callable<Integer> {
+    static final class PlanCmd implements Callable<Integer> {
         @Spec
         CommandSpec cs;
         @Mixin
         SpecFile spec;
-        @Option(names = "--host-kernel-args", description = "Only print each set of host kernel arguments that pending"
-                + " runs need, one line per host boot (an empty line: none; nothing when all runs are done).")
-        boolean hostKernelArgs;
+        @ArgGroup
+        Format format = new Format();
+
+        /** Other forms than the list, one at a time. */
+        static final class Format {
+            @Option(names = "--host-kernel-args", description = "Only print each set of host kernel arguments that pending"
+                    + " runs need, one line per host boot (an empty line: none; nothing when all runs are done).")
+            boolean hostKernelArgs;
+            @Option(names = "--json", description = "Print one JSON object for a driver: the results file, the default"
+                    + " report folder, the $${NAME}s the spec's paths use (set here or not), the run counts and the"
+                    + " host kernel argument sets pending runs need.")
+            boolean json;
+            @Option(names = "--shell", description = "The same as --json, as bash assignments to eval (plan_results=...;"
+                    + " lists are arrays, variables an associative array).")
+            boolean shell;
+        }
 
         @Override
         public Integer call() throws Exception {
-            ExperimentSpec s = ExperimentSpec.load(spec.file);
-            RunMatrix m = RunMatrix.of(s);
-            Set<String> done = ResultsLog.doneIds(ResultsLog.read(spec.resultsFile()));
+            Plan plan = Plan.of(spec.file, spec.results, System.getenv());
             PrintWriter out = cs.commandLine().getOut();
-            if (hostKernelArgs) {
-                List<Run> pending = m.pending(done);
-                for (Set<String> g : HostKernelArgs.groups(s)) {
-                    if (pending.stream().anyMatch(r -> HostKernelArgs.of(r.variant()).equals(g))) out.println(HostKernelArgs.text(g));
-                }
-                return 0;
+            if (format.hostKernelArgs) {
+                plan.hostKernelArgs().forEach(out::println);
+            } else if (format.json) {
+                out.println(Json.pretty(plan.toMap()));
+            } else if (format.shell) {
+                out.print(ShellForm.of("plan_", plan.toMap()));
+            } else {
+                for (Run r : plan.matrix().runs()) out.printf("%4d  %-5s %s%n", r.order(), plan.done().contains(r.id()) ? "done" : "", r.id());
+                out.printf("%d of %d runs pending%n", plan.pending().size(), plan.matrix().size());
             }
-            for (Run r : m.runs()) out.printf("%4d  %-5s %s%n", r.order(), done.contains(r.id()) ? "done" : "", r.id());
-            List<Run> pending = m.pending(done);
-            out.printf("%d of %d runs pending%n", pending.size(), m.size());
             return 0;
         }
     }
@@ -156,8 +179,7 @@ public final class ExperimentCommand implements Callable<Integer> {
                         + System.getProperty("os.arch") + ": run it inside the emulated arm64 host (arm64-host/run)");
             }
             PrintWriter err = cs.commandLine().getErr();
-            Path dir = out != null ? out
-                    : spec.file.resolveSibling(spec.file.getFileName().toString().replaceFirst("\\.json$", "") + "-report");
+            Path dir = out != null ? out : Experiment.defaultReportDir(spec.file);
             PrintWriter stdout = cs.commandLine().getOut();
             try (Experiment ex = Experiment.open(spec.file, spec.results, true); Kvm kvm = Kvm.open()) {
                 String cmdline = hostCmdline();
@@ -198,6 +220,29 @@ public final class ExperimentCommand implements Callable<Integer> {
         private static String hostCmdline() throws IOException {
             Path p = Path.of("/proc/cmdline");
             return Files.isReadable(p) ? Files.readString(p).strip() : "";
+        }
+    }
+
+    @Command(name = "repair", mixinStandardHelpOptions = true,
+            description = "Mend the last line of a results file that a crash or a killed driver left without its newline:"
+                    + " a complete result is kept (its newline added), a line cut off mid-write is dropped. Says which.")
+    static final class Repair implements Callable<Integer> {
+        @Spec
+        CommandSpec cs;
+        @Option(names = "--results", paramLabel = "FILE", required = true, description = "The results file (JSON lines).")
+        Path results;
+
+        @Override
+        public Integer call() throws Exception {
+            LogTail tail = ResultsLog.repair(results);
+            PrintWriter out = cs.commandLine().getOut();
+            switch (tail.kind()) {
+                case COMPLETE -> { }
+                case UNTERMINATED -> out.println(results + ": kept the last result, which lacked its newline");
+                case TORN -> out.printf("%s: dropped a torn last line (%d characters): %s%n", results, tail.text().length(),
+                        tail.text().strip());
+            }
+            return 0;
         }
     }
 

@@ -2,6 +2,8 @@ package org.jkvm.cli.experiment;
 
 import java.nio.file.Path;
 
+import org.jkvm.experiment.Experiment;
+
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 

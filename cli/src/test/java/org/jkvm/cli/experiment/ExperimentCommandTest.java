@@ -8,6 +8,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import org.jkvm.experiment.Direction;
+import org.jkvm.experiment.Experiment;
+import org.jkvm.experiment.GuestResult;
+import org.jkvm.experiment.Run;
+import org.jkvm.experiment.RunResult;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -133,5 +138,61 @@ class ExperimentCommandTest {
         assertEquals(2, missing.code(), "a spec error");
         assertEquals("", missing.out());
         assertTrue(missing.err().contains("k/Image-new"), missing.err());
+    }
+
+    @Test
+    void planForADriverAsJsonOrBashAssignments() throws Exception {
+        Path f = spec();
+        Out json = run("plan", f.toString(), "--json");
+        assertEquals(0, json.code(), json.err());
+        assertEquals("""
+                {
+                  "spec": "%1$s/rep.json",
+                  "results": "%1$s/rep.results.jsonl",
+                  "report_dir": "%1$s/rep-report",
+                  "variables": {},
+                  "total_runs": 4,
+                  "pending_runs": 4,
+                  "host_kernel_args": [""]
+                }
+                """.formatted(dir), json.out());
+
+        Out shell = run("plan", f.toString(), "--shell", "--results", dir.resolve("it's.jsonl").toString());
+        assertEquals(0, shell.code(), shell.err());
+        assertEquals("""
+                plan_spec='%1$s/rep.json'
+                plan_results='%1$s/it'\\''s.jsonl'
+                plan_report_dir='%1$s/rep-report'
+                declare -A plan_variables=()
+                plan_total_runs='4'
+                plan_pending_runs='4'
+                plan_host_kernel_args=('')
+                """.formatted(dir), shell.out());
+
+        Out both = run("plan", f.toString(), "--json", "--shell");
+        assertEquals(2, both.code(), "one form at a time");
+    }
+
+    @Test
+    void repairSaysWhatItKeptOrDropped() throws Exception {
+        Path f = spec();
+        Path log = dir.resolve("r.jsonl");
+        try (Experiment ex = Experiment.open(f, log, false)) {
+            ex.log().append(RunResult.of(ex.pending().getFirst(), List.of(new GuestResult("cpu", 1, "ops/s", Direction.HIGHER)), 6,
+                    Instant.EPOCH, Map.of()));
+        }
+        String line = Files.readString(log).strip();
+        Files.writeString(log, line);
+        Out kept = run("repair", "--results", log.toString());
+        assertEquals(0, kept.code(), kept.err());
+        assertEquals(log + ": kept the last result, which lacked its newline\n", kept.out());
+        assertEquals(line + "\n", Files.readString(log));
+
+        Files.writeString(log, line + "\n{\"id\":\"cpu/pv/1\",\"var");
+        Out dropped = run("repair", "--results", log.toString());
+        assertEquals(log + ": dropped a torn last line (21 characters): {\"id\":\"cpu/pv/1\",\"var\n", dropped.out());
+        assertEquals(line + "\n", Files.readString(log));
+
+        assertEquals("", run("repair", "--results", log.toString()).out(), "nothing to repair");
     }
 }

@@ -1,0 +1,54 @@
+package org.jkvm.cli;
+
+import java.util.BitSet;
+
+import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.PvOptions;
+import org.jkvm.vmm.config.Sizes;
+
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * picocli converters for jkvm's option values. The parsers' own messages name the value and say
+ * what to write instead; {@link BadValueHandler} prints them as they are.
+ */
+final class Converters {
+    private Converters() {}
+
+    /** A whole number; surrounding blanks (from a --config file) are ignored. */
+    static final class WholeNumber implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String text) {
+            try {
+                return Integer.parseInt(text.strip());
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("not a whole number");
+            }
+        }
+    }
+
+    /** A size such as 512M or 2G, in bytes ({@link Sizes#parse}). */
+    static final class Size implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String text) {
+            return Sizes.parse(text);
+        }
+    }
+
+    /** A host CPU list such as 0-3 or 0,2 ({@link CpuSet#parse}). */
+    static final class Cpus implements ITypeConverter<BitSet> {
+        @Override
+        public BitSet convert(String text) {
+            return CpuSet.parse(text);
+        }
+    }
+
+    /** Paravirtual features such as steal-time=off ({@link PvOptions#parse}). */
+    static final class Pv implements ITypeConverter<PvOptions> {
+        @Override
+        public PvOptions convert(String text) {
+            return PvOptions.parse(text);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package org.jkvm.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+
+import picocli.CommandLine.IDefaultValueProvider;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * {@code jkvm run --config FILE}: the file's {@code key = value} lines are the defaults of the
+ * options of the same names. picocli asks for defaults after reading the command line, and only
+ * for options it did not give, so the command line wins; the values pass the options' own
+ * converters.
+ */
+final class RunConfigFile implements IDefaultValueProvider {
+    static final String OPTION = "--config";
+    private static final List<String> KEYS = List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "timeout");
+
+    private Path loaded;
+    private Properties settings;
+
+    @Override
+    public String defaultValue(ArgSpec arg) throws IOException {
+        if (!(arg instanceof OptionSpec option)) return null;
+        Path file = arg.command().findOption(OPTION).getValue();
+        if (file == null) return null;
+        return settings(file).getProperty(option.longestName().replaceFirst("^--", ""));
+    }
+
+    private Properties settings(Path file) throws IOException {
+        if (file.equals(loaded)) return settings;
+        if (!Files.isRegularFile(file)) throw new UserError(OPTION + " " + file + ": no such file");
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            p.load(in);
+        }
+        for (String key : p.stringPropertyNames()) {
+            if (!KEYS.contains(key)) throw new UserError(OPTION + " " + file + ": unknown setting '" + key + "'");
+        }
+        loaded = file;
+        settings = p;
+        return p;
+    }
+}

@@ -1,0 +1,154 @@
+package org.jkvm.experiment;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.jkvm.experiment.ExperimentSpec.Variant;
+import org.jkvm.kvm.Kvm;
+import org.jkvm.pvlock.PvLockDevice;
+import org.jkvm.pvlock.PvLockStats;
+import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.arch.aarch64.Arm64Vm;
+import org.jkvm.vmm.config.PvOptions;
+import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.vcpu.ThreadSchedStat;
+import org.jkvm.vmm.vcpu.VcpuStats;
+
+/**
+ * Runs one cell of the matrix for real: boots the spec's VMs for that variant and workload in
+ * this process (all of them at once, each on its own vCPU threads, pinned as the variant says),
+ * reads each guest's RESULT line from its console, and collects the host-side statistics.
+ */
+public final class ExperimentRunner {
+    private final Kvm kvm;
+    private final ExperimentSpec spec;
+
+    public ExperimentRunner(Kvm kvm, ExperimentSpec spec) {
+        this.kvm = kvm;
+        this.spec = spec;
+    }
+
+    /** One VM's part of a run. */
+    private record VmRun(Arm64Vm vm, PvLockDevice pvLock, ByteArrayOutputStream console) {}
+
+    /** Runs one cell; a failure (guest, KVM, timeout) comes back as a failed result, not an exception. */
+    public RunResult run(Run run) {
+        Map<String, String> kernels = new LinkedHashMap<>();
+        return run(run, kernels).withKernels(kernels);
+    }
+
+    /** Runs {@code run}; {@code kernels} gets the host's and the guest's kernel release once known. */
+    private RunResult run(Run run, Map<String, String> kernels) {
+        kernels.put("host", System.getProperty("os.version"));
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        Variant v = run.variant();
+        List<VmRun> vms = new ArrayList<>();
+        Map<String, Number> host = new LinkedHashMap<>();
+        try {
+            VmConfig config = new VmConfig(spec.kernel(v), spec.guest().initrd(),
+                    "console=ttyS0 panic=-1 quiet " + spec.cmdline(run.workload()), spec.vcpus(v), spec.memory(),
+                    spec.pinSet(v), new PvOptions(v.stealTime()), spec.timeout(run.workload()));
+            for (int i = 0; i < spec.vms(); i++) {
+                ByteArrayOutputStream console = new ByteArrayOutputStream();
+                Arm64Vm vm = Arm64Vm.create(kvm, config, console);
+                vms.add(new VmRun(vm, PvLockDevice.attach(vm, v.pvlock()), console));
+            }
+            List<Thread> threads = new ArrayList<>();
+            VmOutcome[] outcomes = new VmOutcome[vms.size()];
+            for (int i = 0; i < vms.size(); i++) {
+                int k = i;
+                threads.add(Thread.ofPlatform().name("vm-" + i).start(() -> outcomes[k] = runVm(vms.get(k).vm())));
+            }
+            for (Thread t : threads) t.join();
+            vms.getFirst().vm().guestKernelRelease().ifPresent(g -> kernels.put("guest", g));
+            double wall = (System.nanoTime() - t0) / 1e9;
+            collect(host, vms);
+            List<GuestResult> results = new ArrayList<>();
+            for (int i = 0; i < vms.size(); i++) {
+                String out = vms.get(i).console().toString(StandardCharsets.UTF_8);
+                Optional<GuestResult> r = out.lines().map(GuestResult::parse).flatMap(Optional::stream).findFirst();
+                if (!(outcomes[i] instanceof VmOutcome.PowerOff) || r.isEmpty()) {
+                    return RunResult.failed(run, "vm " + i + ": " + outcomes[i] + (r.isEmpty() ? ", no RESULT line; console ends: "
+                            + tail(out) : ""), wall, started, host);
+                }
+                results.add(r.get());
+            }
+            return RunResult.of(run, results, wall, started, host);
+        } catch (IOException | RuntimeException e) {
+            return RunResult.failed(run, e.toString(), (System.nanoTime() - t0) / 1e9, started, host);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return RunResult.failed(run, "interrupted", (System.nanoTime() - t0) / 1e9, started, host);
+        } finally {
+            for (VmRun r : vms) {
+                r.pvLock().close();
+                r.vm().close();
+            }
+        }
+    }
+
+    private static VmOutcome runVm(Arm64Vm vm) {
+        try {
+            return vm.run();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new VmOutcome.Stopped("interrupted");
+        }
+    }
+
+    /** Host-side figures summed over the run's VMs and vCPUs. */
+    private static void collect(Map<String, Number> host, List<VmRun> vms) {
+        long exits = 0, inRun = 0, outside = 0, onCpu = 0, waiting = 0, calls = 0, set = 0, cleared = 0, seen = 0;
+        long preemptions = 0, voluntary = 0;
+        boolean sched = true;
+        for (VmRun r : vms) {
+            for (VcpuStats s : r.vm().machine().stats()) {
+                exits += s.totalExits();
+                inRun += s.nanosInKvmRun();
+                outside += s.nanosOutside();
+                Optional<ThreadSchedStat> t = s.scheduled();
+                sched &= t.isPresent();
+                if (t.isPresent()) {
+                    onCpu += t.get().onCpuNanos();
+                    waiting += t.get().waitingNanos();
+                }
+            }
+            PvLockStats p = r.pvLock().stats();
+            for (int i = 0; i < p.vcpus(); i++) {
+                calls += p.pvLockCalls(i);
+                set += p.preemptedSet(i);
+                cleared += p.preemptedCleared(i);
+                seen += p.changesSeen(i);
+                preemptions += p.preemptions(i);
+                voluntary += p.voluntarySwitchOuts(i);
+            }
+        }
+        host.put("exits", exits);
+        host.put("ms_in_kvm_run", inRun / 1_000_000);
+        host.put("ms_outside", outside / 1_000_000);
+        if (sched) {
+            // what the vCPU threads got from the host's scheduler; the wait is the guests' steal time
+            host.put("ms_vcpus_on_cpu", onCpu / 1_000_000);
+            host.put("ms_vcpus_waiting", waiting / 1_000_000);
+        }
+        host.put("pvlock_calls", calls);
+        host.put("preempted_set", set);
+        host.put("preempted_cleared", cleared);
+        host.put("preempted_changes_seen", seen);
+        host.put("vcpu_preemptions", preemptions);
+        host.put("vcpu_voluntary_switch_outs", voluntary);
+    }
+
+    private static String tail(String console) {
+        List<String> lines = console.lines().toList();
+        return String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+    }
+}

@@ -1,0 +1,200 @@
+package org.jkvm.experiment;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.Sizes;
+
+/**
+ * A scripted vCPU-overcommit experiment, read from a JSON file ({@link #load}); see
+ * {@code examples/overcommit.json}. Every variant runs every workload {@link #repetitions} times
+ * (after {@link #warmup} discarded runs), interleaved by {@link RunMatrix}.
+ *
+ * @param source      the spec file as the user named it (messages use it)
+ * @param name        the experiment's name
+ * @param guest       the guest kernel and initrd (resolved against the spec's folder)
+ * @param vcpus       vCPUs per VM (a variant may override)
+ * @param memory      guest RAM in bytes
+ * @param pin         host CPUs all vCPU threads of all VMs share, normalised ("0-1"); a variant may override
+ * @param vms         VMs running at once per run (all pinned to the same CPUs)
+ * @param workloads   what the guest runs, in spec order
+ * @param variants    the configurations compared, in spec order
+ * @param base        the name of the variant the others are compared with
+ * @param reference   the name of the no-overcommit variant, or null
+ * @param repetitions measured runs per variant and workload
+ * @param warmup      discarded runs per variant and workload, before the measured ones
+ * @param timeout     per-run limit in seconds, or 0 for the default (workload seconds + 120)
+ * @param variables   the {@code ${NAME}}s the spec's paths use, sorted (set or not in the environment)
+ */
+public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, long memory, String pin, int vms,
+                             List<Workload> workloads, List<Variant> variants, String base, String reference,
+                             int repetitions, int warmup, int timeout, Set<String> variables) {
+
+    /** The workload names a guest knows (its init's {@code jkvm.workload=}). */
+    public static final List<String> WORKLOADS = List.of(
+            "fork-exec", "hackbench", "mmap-shared", "mmap-private", "file-shared", "file-private", "cpu", "syscall");
+
+    /** Seconds added to a workload's duration for the default per-run timeout (boot, shutdown). */
+    public static final int TIMEOUT_SLACK_SECONDS = 120;
+
+    public ExperimentSpec {
+        workloads = List.copyOf(workloads);
+        variants = List.copyOf(variants);
+        variables = Collections.unmodifiableSortedSet(new TreeSet<>(variables));
+    }
+
+    /**
+     * The guest.
+     *
+     * @param kernel  arm64 Image (absolute: resolved against the spec's folder)
+     * @param initrd  initramfs with the workloads
+     * @param cmdline extra kernel arguments for every run, or "" (the workload's arguments are appended)
+     */
+    public record Guest(Path kernel, Path initrd, String cmdline) {}
+
+    /**
+     * One workload.
+     *
+     * @param name    the guest's workload name, one of {@link #WORKLOADS}
+     * @param label   its name in run ids and reports (default: name; unique in the spec)
+     * @param workers processes/threads the guest starts
+     * @param seconds how long the guest runs it
+     */
+    public record Workload(String name, String label, int workers, int seconds) {
+        /** The kernel arguments that make the guest run this workload. */
+        public String guestArgs() {
+            return "jkvm.workload=" + name + " jkvm.workers=" + workers + " jkvm.seconds=" + seconds;
+        }
+    }
+
+    /**
+     * One configuration.
+     *
+     * @param name           unique; part of run ids
+     * @param pvlock         the {@code --pvlock} mode
+     * @param stealTime      PV steal time on or off ({@code --pv steal-time=})
+     * @param kernel         a different guest kernel, or null for the spec's
+     * @param hostKernelArgs extra arguments for the emulated host's kernel (e.g.
+     *                       {@code kvm-arm.wfe_trap_policy=notrap}), or null; only used when jkvm runs in the emulated host
+     * @param vcpus          vCPUs override, or 0 for the spec's
+     * @param pin            CPU list override (normalised), or null for the spec's
+     */
+    public record Variant(String name, PvLockMode pvlock, boolean stealTime, Path kernel, String hostKernelArgs,
+                          int vcpus, String pin) {}
+
+    /** Reads and validates a spec; relative paths are resolved against the spec's folder. */
+    public static ExperimentSpec load(Path file) throws IOException {
+        return load(file, false);
+    }
+
+    /**
+     * Reads and validates a spec.
+     *
+     * @param requireFiles also check that every kernel and initrd named exists (what a runner wants)
+     * @throws SpecException listing every problem with its line and column
+     */
+    public static ExperimentSpec load(Path file, boolean requireFiles) throws IOException {
+        return parse(Files.readString(file, StandardCharsets.UTF_8), file, requireFiles);
+    }
+
+    /** Validates spec text as if read from {@code source} (used for messages and relative paths). */
+    public static ExperimentSpec parse(String text, Path source, boolean requireFiles) {
+        return parse(text, source, requireFiles, System.getenv());
+    }
+
+    /**
+     * Validates spec text. Paths may hold {@code ${NAME}} (e.g. {@code ${JKVM_GUEST_IMAGE}}, which
+     * guest/build prints), taken from {@code env}; an unset one is an error when {@code requireFiles},
+     * else it stays in the path as written.
+     */
+    public static ExperimentSpec parse(String text, Path source, boolean requireFiles, Map<String, String> env) {
+        return new SpecReader(source, requireFiles, env).read(text);
+    }
+
+    /** The variant named so. */
+    public Variant variant(String variantName) {
+        for (Variant v : variants) if (v.name().equals(variantName)) return v;
+        throw new IllegalArgumentException("no variant named " + variantName);
+    }
+
+    /** The workload labelled so. */
+    public Workload workload(String label) {
+        for (Workload w : workloads) if (w.label().equals(label)) return w;
+        throw new IllegalArgumentException("no workload labelled " + label);
+    }
+
+    /** The base variant. */
+    public Variant baseVariant() {
+        return variant(base);
+    }
+
+    /** The no-overcommit reference variant, if the spec names one. */
+    public Optional<Variant> referenceVariant() {
+        return reference == null ? Optional.empty() : Optional.of(variant(reference));
+    }
+
+    /** vCPUs per VM for a variant. */
+    public int vcpus(Variant v) {
+        return v.vcpus() > 0 ? v.vcpus() : vcpus;
+    }
+
+    /** The host CPU list for a variant ("0-1"), as {@code jkvm run --pin} takes it. */
+    public String pin(Variant v) {
+        return v.pin() != null ? v.pin() : pin;
+    }
+
+    /** The host CPUs for a variant. */
+    public BitSet pinSet(Variant v) {
+        return CpuSet.parse(pin(v));
+    }
+
+    /** vCPUs of all VMs at once per pinned host CPU: vcpus x vms / #cpus (1.0 = no overcommit). */
+    public double overcommit(Variant v) {
+        return (double) vcpus(v) * vms / pinSet(v).cardinality();
+    }
+
+    /** The guest kernel for a variant. */
+    public Path kernel(Variant v) {
+        return v.kernel() != null ? v.kernel() : guest.kernel();
+    }
+
+    /** The files every run reads: the guest kernel, the initrd, and the variants' own kernels, each once. */
+    public List<Path> inputFiles() {
+        Set<Path> files = new LinkedHashSet<>(List.of(guest.kernel(), guest.initrd()));
+        for (Variant v : variants) files.add(kernel(v));
+        return List.copyOf(files);
+    }
+
+    /** The full guest command line for a run: the spec's extra arguments, then the workload's. */
+    public String cmdline(Workload w) {
+        return guest.cmdline().isEmpty() ? w.guestArgs() : guest.cmdline() + " " + w.guestArgs();
+    }
+
+    /** The guest RAM as {@code jkvm run --memory} takes it ("512M"). */
+    public String memoryText() {
+        return Sizes.format(memory);
+    }
+
+    /** How long one run of a workload may take before the runner stops it. */
+    public Duration timeout(Workload w) {
+        return Duration.ofSeconds(timeout > 0 ? timeout : (long) w.seconds() + TIMEOUT_SLACK_SECONDS);
+    }
+
+    /** Runs in the matrix, warm-up included. */
+    public int runCount() {
+        return variants.size() * workloads.size() * (repetitions + warmup);
+    }
+}

@@ -1,0 +1,176 @@
+package org.jkvm.experiment;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jkvm.experiment.ExperimentSpec.Variant;
+import org.jkvm.experiment.ExperimentSpec.Workload;
+
+/**
+ * The numbers of an experiment: per workload and variant the statistics of the measured runs and
+ * how the variant compares with the base (and, with a reference, how much collapse it wins back).
+ * Warm-up runs and failed runs are left out; the last result of each id counts.
+ *
+ * @param spec          the experiment
+ * @param workloads     one entry per workload, in spec order
+ * @param geomeanChange per variant: {@link Compare#geomeanChange} of its mean relative performance over the workloads
+ * @param measured      measured results used
+ * @param failed        measured runs that failed
+ * @param expected      measured runs in the matrix
+ * @param notes         things the reader should know (results for variants the spec does not have, mixed units...)
+ */
+public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<String, Double> geomeanChange,
+                     int measured, int failed, int expected, List<String> notes) {
+
+    /**
+     * One workload.
+     *
+     * @param workload the workload
+     * @param unit     as the guests reported it ("" if no result)
+     * @param better   as the guests reported it (HIGHER if no result)
+     * @param known    whether any result gave unit and direction
+     * @param cells    one per variant, in spec order
+     */
+    public record WorkloadReport(Workload workload, String unit, Direction better, boolean known, List<Cell> cells) {
+        public Cell cell(String variant) {
+            for (Cell c : cells) if (c.variant().equals(variant)) return c;
+            throw new IllegalArgumentException("no variant " + variant);
+        }
+    }
+
+    /**
+     * One variant on one workload. Percentages are NaN (printed n/a) where undefined.
+     *
+     * @param variant        the variant's name
+     * @param stats          of its measured values
+     * @param failed         its failed measured runs
+     * @param changeMean     {@link Compare#percentChange} of the means, + = better
+     * @param changeMedian   the same on medians
+     * @param wonBackMean    {@link Compare#wonBack} of the means (NaN without a reference or a
+     *                       {@link Compare#measurableCollapse measurable collapse})
+     * @param wonBackMedian  the same on medians
+     * @param relMean        {@link Compare#relative} of the mean (base = 100, higher is better)
+     * @param relLow         relative performance of its worst run
+     * @param relHigh        relative performance of its best run
+     * @param medianInterval its median against the base's with a 95% bootstrap interval
+     *                       ({@link MedianInterval#NONE} for the base itself)
+     */
+    public record Cell(String variant, Stats stats, int failed, double changeMean, double changeMedian,
+                       double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,
+                       MedianInterval medianInterval) {}
+
+    /** Computes the report from results (any order; warm-ups, failures and repeats handled). */
+    public static Report of(ExperimentSpec spec, List<RunResult> results) {
+        List<String> notes = new ArrayList<>();
+        Map<String, RunResult> latest = ResultsLog.latest(results);
+        int measured = 0;
+        int failedTotal = 0;
+        int unknown = 0;
+        Map<String, Map<String, List<RunResult>>> byCell = new LinkedHashMap<>();
+        for (RunResult r : latest.values()) {
+            if (r.warmup()) continue;
+            if (!hasVariant(spec, r.variant()) || !hasWorkload(spec, r.workload())
+                    || r.repetition() < 1 || r.repetition() > spec.repetitions()) {
+                unknown++;
+                continue;
+            }
+            byCell.computeIfAbsent(r.workload(), k -> new LinkedHashMap<>()).computeIfAbsent(r.variant(), k -> new ArrayList<>()).add(r);
+            if (r.ok()) measured++;
+            else failedTotal++;
+        }
+        if (unknown > 0) notes.add(unknown + " result(s) belong to no run of this spec (another variant, workload or repetition) and are left out");
+
+        String base = spec.base();
+        String ref = spec.reference();
+        List<WorkloadReport> rows = new ArrayList<>();
+        Map<String, List<Double>> rels = new LinkedHashMap<>();
+        for (Variant v : spec.variants()) rels.put(v.name(), new ArrayList<>());
+        for (Workload w : spec.workloads()) {
+            Map<String, List<RunResult>> cells = byCell.getOrDefault(w.label(), Map.of());
+            String unit = null;
+            Direction better = null;
+            boolean mixed = false;
+            for (List<RunResult> list : cells.values()) {
+                for (RunResult r : list) {
+                    if (!r.ok()) continue;
+                    if (unit == null) {
+                        unit = r.unit();
+                        better = r.better();
+                    } else if (!unit.equals(r.unit()) || better != r.better()) {
+                        mixed = true;
+                    }
+                }
+            }
+            if (mixed) notes.add(w.label() + ": the guests reported different units or directions; using " + unit + ", " + better);
+            boolean known = better != null;
+            if (!known) better = Direction.HIGHER;
+            Map<String, Stats> stats = new LinkedHashMap<>();
+            Map<String, double[]> samples = new LinkedHashMap<>();
+            Map<String, Integer> failed = new LinkedHashMap<>();
+            for (Variant v : spec.variants()) {
+                List<RunResult> list = cells.getOrDefault(v.name(), List.of());
+                List<Double> values = new ArrayList<>();
+                int f = 0;
+                for (RunResult r : list) {
+                    if (r.ok()) values.add(r.value());
+                    else f++;
+                }
+                stats.put(v.name(), Stats.of(values));
+                samples.put(v.name(), values.stream().mapToDouble(Double::doubleValue).toArray());
+                failed.put(v.name(), f);
+            }
+            Stats b = stats.get(base);
+            Stats rf = ref == null ? null : stats.get(ref);
+            List<Cell> out = new ArrayList<>();
+            boolean collapse = rf != null && Compare.measurableCollapse(b, rf, better);
+            for (Variant v : spec.variants()) {
+                Stats s = stats.get(v.name());
+                double wbMean = collapse ? Compare.wonBack(b.mean(), s.mean(), rf.mean()) : Double.NaN;
+                double wbMedian = collapse ? Compare.wonBack(b.median(), s.median(), rf.median()) : Double.NaN;
+                double relMean = Compare.relative(b.mean(), s.mean(), better);
+                double relA = Compare.relative(b.mean(), s.min(), better);
+                double relB = Compare.relative(b.mean(), s.max(), better);
+                out.add(new Cell(v.name(), s, failed.get(v.name()),
+                        Compare.percentChange(b.mean(), s.mean(), better),
+                        Compare.percentChange(b.median(), s.median(), better),
+                        wbMean, wbMedian, relMean, Math.min(relA, relB), Math.max(relA, relB),
+                        v.name().equals(base) ? MedianInterval.NONE : MedianInterval.of(samples.get(base), samples.get(v.name()), better)));
+                rels.get(v.name()).add(relMean);
+            }
+            rows.add(new WorkloadReport(w, unit == null ? "" : unit, better, known, out));
+        }
+        Map<String, Double> geo = new LinkedHashMap<>();
+        rels.forEach((k, v) -> geo.put(k, Compare.geomeanChange(v)));
+        int expected = spec.variants().size() * spec.workloads().size() * spec.repetitions();
+        return new Report(spec, rows, geo, measured, failedTotal, expected, notes);
+    }
+
+    private static boolean hasVariant(ExperimentSpec spec, String name) {
+        return spec.variants().stream().anyMatch(v -> v.name().equals(name));
+    }
+
+    private static boolean hasWorkload(ExperimentSpec spec, String label) {
+        return spec.workloads().stream().anyMatch(w -> w.label().equals(label));
+    }
+
+    /** The text tables ({@link ReportText}). */
+    public String text() {
+        return ReportText.render(this);
+    }
+
+    /** The chart as an SVG document ({@link SvgChart}). */
+    public String svg() {
+        return SvgChart.render(this);
+    }
+
+    /** Writes the chart to a file. */
+    public void writeSvg(Path file) throws IOException {
+        Files.writeString(file, svg(), StandardCharsets.UTF_8);
+    }
+}

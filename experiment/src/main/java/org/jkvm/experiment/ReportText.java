@@ -1,0 +1,183 @@
+package org.jkvm.experiment;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.jkvm.experiment.ExperimentSpec.Variant;
+import org.jkvm.experiment.Report.Cell;
+import org.jkvm.experiment.Report.WorkloadReport;
+
+/**
+ * The report as text: a header, then the main table (a row per workload: the base's mean ± stdev,
+ * then per variant mean ± stdev, % change of the mean and of the median, and won-back), a
+ * geometric-mean row, the spread table (n, min, median, max per workload and variant), and each
+ * variant's median against the base's with a bootstrap interval and whether it is resolved.
+ */
+public final class ReportText {
+    private ReportText() {}
+
+    public static String render(Report report) {
+        ExperimentSpec spec = report.spec();
+        StringBuilder sb = new StringBuilder();
+        sb.append("Experiment ").append(spec.name()).append(": ").append(report.measured()).append(" of ")
+                .append(report.expected()).append(" measured runs");
+        if (report.failed() > 0) sb.append(", ").append(report.failed()).append(" failed (left out)");
+        sb.append('\n');
+        for (Variant v : spec.variants()) {
+            sb.append("  ").append(v.name());
+            if (v.name().equals(spec.base())) sb.append(" [base]");
+            if (v.name().equals(spec.reference())) sb.append(" [reference]");
+            sb.append(": pvlock ").append(v.pvlock().cliName()).append(", steal time ").append(v.stealTime() ? "on" : "off")
+                    .append(", ").append(spec.vms() > 1 ? spec.vms() + " VMs x " : "").append(spec.vcpus(v)).append(" vCPUs on host CPUs ")
+                    .append(spec.pin(v)).append(String.format(Locale.ROOT, " (overcommit %.2fx)", spec.overcommit(v)));
+            if (v.kernel() != null) sb.append(", kernel ").append(v.kernel().getFileName());
+            if (v.hostKernelArgs() != null) sb.append(", host ").append(v.hostKernelArgs());
+            sb.append('\n');
+        }
+        sb.append("mean ± sample stdev over the runs; % = change against the base, + is better (of the mean / of the median)");
+        if (spec.reference() != null) {
+            sb.append(";\nwon back = (variant - base) / (").append(spec.reference())
+                    .append(" - base), of the means: 0% = the overcommitted base, 100% = no overcommit;")
+                    .append(" n/a where ").append(spec.reference())
+                    .append(" is not better than the base by more than their stdevs added (no measurable collapse)");
+        }
+        sb.append("\n\n");
+
+        Table t = new Table();
+        List<String> h1 = new ArrayList<>(List.of("Workload", "unit", "better"));
+        String base = spec.base();
+        h1.add(base + " (base)");
+        boolean ref = spec.reference() != null;
+        for (Variant v : spec.variants()) {
+            if (v.name().equals(base)) continue;
+            h1.add(v.name());
+            h1.add("% mean");
+            h1.add("% median");
+            if (ref) h1.add("won back");
+        }
+        t.row(h1);
+        for (WorkloadReport w : report.workloads()) {
+            List<String> row = new ArrayList<>(List.of(w.workload().label(), w.known() ? w.unit() : "?",
+                    w.known() ? w.better().toString() : "?"));
+            row.add(meanSd(w.cell(base).stats()));
+            for (Cell c : w.cells()) {
+                if (c.variant().equals(base)) continue;
+                row.add(meanSd(c.stats()));
+                row.add(pct(c.changeMean()));
+                row.add(pct(c.changeMedian()));
+                if (ref) row.add(won(c.wonBackMean()));
+            }
+            t.row(row);
+        }
+        List<String> geo = new ArrayList<>(List.of("geomean", "", "", ""));
+        for (Variant v : spec.variants()) {
+            if (v.name().equals(base)) continue;
+            geo.add("");
+            geo.add(pct(report.geomeanChange().get(v.name())));
+            geo.add("");
+            if (ref) geo.add("");
+        }
+        t.row(geo);
+        t.render(sb, 3);
+
+        sb.append("\nSpread: n (failed), min, median, max, (max - min) / median\n\n");
+        Table s = new Table();
+        s.row(List.of("Workload", "variant", "n", "min", "median", "max", "spread"));
+        for (WorkloadReport w : report.workloads()) {
+            boolean first = true;
+            for (Cell c : w.cells()) {
+                Stats st = c.stats();
+                s.row(List.of(first ? w.workload().label() : "", c.variant(),
+                        st.n() + (c.failed() > 0 ? " (" + c.failed() + ")" : ""),
+                        num(st.min()), num(st.median()), num(st.max()), spread(st.spreadPercent())));
+                first = false;
+            }
+        }
+        s.render(sb, 2);
+
+        sb.append("\nMedian against the base's, base = 100, + is better, with a 95% percentile-bootstrap interval (")
+                .append(MedianInterval.RESAMPLES).append(" resamples of each cell); not resolved where the interval holds 100\n\n");
+        Table ci = new Table();
+        ci.row(List.of("Workload", "variant", "median", "95% interval", "verdict"));
+        for (WorkloadReport w : report.workloads()) {
+            boolean first = true;
+            for (Cell c : w.cells()) {
+                if (c.variant().equals(base)) continue;
+                MedianInterval m = c.medianInterval();
+                ci.row(List.of(first ? w.workload().label() : "", c.variant(),
+                        num(Compare.relative(w.cell(base).stats().median(), c.stats().median(), w.better())),
+                        Double.isFinite(m.low()) ? "[" + num(m.low()) + ", " + num(m.high()) + "]" : "n/a", m.verdict()));
+                first = false;
+            }
+        }
+        ci.render(sb, 2);
+        if (!report.notes().isEmpty()) {
+            sb.append('\n');
+            for (String n : report.notes()) sb.append("note: ").append(n).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** Decimals that show about four significant digits of a number of this size. */
+    static int decimals(double x) {
+        double a = Math.abs(x);
+        if (!Double.isFinite(a) || a >= 1000) return 0;
+        if (a >= 100) return 1;
+        if (a >= 10) return 2;
+        if (a >= 1 || a == 0) return 3;
+        return Math.min(9, 3 - (int) Math.floor(Math.log10(a)));
+    }
+
+    /** A number to about four significant digits; n/a for NaN. */
+    static String num(double x) {
+        if (Double.isNaN(x)) return "n/a";
+        return String.format(Locale.ROOT, "%." + decimals(x) + "f", x);
+    }
+
+    /** "mean ± stdev" with the stdev to the mean's decimals; "mean ± n/a" for one run; "n/a" for none. */
+    static String meanSd(Stats s) {
+        if (s.n() == 0) return "n/a";
+        int d = decimals(s.mean());
+        String sd = Double.isNaN(s.stdev()) ? "n/a" : String.format(Locale.ROOT, "%." + d + "f", s.stdev());
+        return String.format(Locale.ROOT, "%." + d + "f", s.mean()) + " ± " + sd;
+    }
+
+    static String pct(Double x) {
+        if (x == null || !Double.isFinite(x)) return "n/a";
+        return String.format(Locale.ROOT, "%+.1f%%", x);
+    }
+
+    static String won(double x) {
+        return Double.isFinite(x) ? String.format(Locale.ROOT, "%.0f%%", x) : "n/a";
+    }
+
+    static String spread(double x) {
+        return Double.isFinite(x) ? String.format(Locale.ROOT, "%.1f%%", x) : "n/a";
+    }
+
+    /** Columns padded to their widest cell: the first {@code leftCols} left-aligned, the rest right-aligned. */
+    private static final class Table {
+        private final List<List<String>> rows = new ArrayList<>();
+
+        void row(List<String> cells) {
+            rows.add(cells);
+        }
+
+        void render(StringBuilder sb, int leftCols) {
+            int cols = rows.stream().mapToInt(List::size).max().orElse(0);
+            int[] w = new int[cols];
+            for (List<String> r : rows) for (int i = 0; i < r.size(); i++) w[i] = Math.max(w[i], r.get(i).length());
+            for (List<String> r : rows) {
+                StringBuilder line = new StringBuilder();
+                for (int i = 0; i < cols; i++) {
+                    String c = i < r.size() ? r.get(i) : "";
+                    if (i > 0) line.append("  ");
+                    String pad = " ".repeat(w[i] - c.length());
+                    line.append(i < leftCols ? c + pad : pad + c);
+                }
+                sb.append(line.toString().stripTrailing()).append('\n');
+            }
+        }
+    }
+}

@@ -1,0 +1,258 @@
+package org.jkvm.experiment;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The results of an experiment as JSON lines, one {@link RunResult} per line, append-only.
+ *
+ * <p>A crash can leave the last line without its newline ({@link LogTail}): a complete result
+ * there counts, and {@link #open} ends it with its newline; a line cut off mid-write is ignored,
+ * and {@link #open} cuts it off, so that the next append starts on a fresh line. Any other line
+ * that is not a result is an error naming its line. An id may appear more than once (a failed
+ * run retried): the last line wins. Each append is flushed to the disk before it returns.
+ */
+public final class ResultsLog implements AutoCloseable {
+    private final Path file;
+    private final FileChannel channel;
+    private final List<RunResult> results;
+    private final LogTail tail;
+
+    private ResultsLog(Path file, FileChannel channel, List<RunResult> results, LogTail tail) {
+        this.file = file;
+        this.channel = channel;
+        this.results = results;
+        this.tail = tail;
+    }
+
+    /** Opens (creating if missing) a log to resume: reads what is there and repairs its last line. */
+    public static ResultsLog open(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) Files.createDirectories(parent);
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            byte[] bytes = new byte[Math.toIntExact(ch.size())];
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining() && ch.read(buf, buf.position()) >= 0) { /* fill */ }
+            Contents c = parse(file, bytes);
+            switch (c.tail().kind()) {
+                case COMPLETE -> ch.position(bytes.length);
+                case UNTERMINATED -> {
+                    ch.position(bytes.length);
+                    ch.write(ByteBuffer.wrap(new byte[] {'\n'}));
+                    ch.force(false);
+                }
+                case TORN -> {
+                    ch.truncate(c.complete());
+                    ch.position(c.complete());
+                }
+            }
+            return new ResultsLog(file, ch, c.results(), c.tail());
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Repairs a log's last line as {@link #open} does, without reading on: a complete result that
+     * lacks its newline gets it, a torn line is cut off. A missing file is left missing.
+     *
+     * @return what the last line was
+     */
+    public static LogTail repair(Path file) throws IOException {
+        if (!Files.exists(file)) return LogTail.NONE;
+        try (ResultsLog log = open(file)) {
+            return log.tail;
+        }
+    }
+
+    /** Reads a log without changing it; a torn last line is ignored. A missing file has no results. */
+    public static List<RunResult> read(Path file) throws IOException {
+        if (!Files.exists(file)) return List.of();
+        return parse(file, Files.readAllBytes(file)).results();
+    }
+
+    /** Appends one result as a line and forces it to the disk. */
+    public synchronized void append(RunResult r) throws IOException {
+        ByteBuffer buf = ByteBuffer.wrap((toJson(r) + "\n").getBytes(StandardCharsets.UTF_8));
+        while (buf.hasRemaining()) channel.write(buf);
+        channel.force(false);
+        results.add(r);
+    }
+
+    /** Every result read or appended, in file order (an id repeated appears each time). */
+    public synchronized List<RunResult> results() {
+        return List.copyOf(results);
+    }
+
+    /** The last result of each id. */
+    public synchronized Map<String, RunResult> latest() {
+        return latest(results);
+    }
+
+    /** Ids whose last result succeeded: done, not to run again. */
+    public synchronized Set<String> doneIds() {
+        return doneIds(results);
+    }
+
+    /** Ids whose last result in {@code results} succeeded. */
+    public static Set<String> doneIds(List<RunResult> results) {
+        Set<String> s = new TreeSet<>();
+        latest(results).forEach((id, r) -> {
+            if (r.ok()) s.add(id);
+        });
+        return s;
+    }
+
+    /** Ids with any result, failed ones included (for a runner that does not retry failures). */
+    public synchronized Set<String> attemptedIds() {
+        return new TreeSet<>(latest(results).keySet());
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        channel.close();
+    }
+
+    /** The last result of each id, in order of first appearance. */
+    public static Map<String, RunResult> latest(List<RunResult> results) {
+        Map<String, RunResult> m = new LinkedHashMap<>();
+        for (RunResult r : results) m.put(r.id(), r);
+        return Collections.unmodifiableMap(m);
+    }
+
+    /** A log's results, the length of its newline-terminated part, and what follows that. */
+    private record Contents(List<RunResult> results, int complete, LogTail tail) {}
+
+    private static Contents parse(Path file, byte[] bytes) throws IOException {
+        int complete = bytes.length;
+        while (complete > 0 && bytes[complete - 1] != '\n') complete--;
+        List<RunResult> out = new ArrayList<>();
+        String[] lines = new String(bytes, 0, complete, StandardCharsets.UTF_8).split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.isEmpty()) continue;
+            try {
+                out.add(fromJson(line));
+            } catch (JacksonException e) {
+                String col = e.getLocation() == null ? "" : ":" + e.getLocation().getColumnNr();
+                throw new IOException(file + ":" + (i + 1) + col + ": not a result line: " + e.getOriginalMessage());
+            } catch (RuntimeException e) {
+                throw new IOException(file + ":" + (i + 1) + ": not a result line: " + e.getMessage());
+            }
+        }
+        String rest = new String(bytes, complete, bytes.length - complete, StandardCharsets.UTF_8);
+        if (rest.isEmpty()) return new Contents(out, complete, LogTail.NONE);
+        try {
+            out.add(fromJson(rest.strip()));
+            return new Contents(out, complete, new LogTail(LogTail.Kind.UNTERMINATED, rest));
+        } catch (RuntimeException e) {
+            return new Contents(out, complete, new LogTail(LogTail.Kind.TORN, rest));
+        }
+    }
+
+    /** One result as one line of JSON (no newline). */
+    public static String toJson(RunResult r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", r.id());
+        m.put("variant", r.variant());
+        m.put("workload", r.workload());
+        m.put("repetition", r.repetition());
+        m.put("warmup", r.warmup());
+        m.put("value", r.value());
+        m.put("unit", r.unit());
+        m.put("better", r.better() == null ? null : r.better().toString());
+        m.put("wall_s", r.wallSeconds());
+        m.put("started", r.started() == null ? null : r.started().toString());
+        m.put("vm_values", r.vmValues());
+        m.put("host", r.host());
+        m.put("error", r.error());
+        if (!r.kernels().isEmpty()) m.put("kernels", r.kernels());
+        return Json.line(m);
+    }
+
+    /** Parses a line {@link #toJson} wrote. */
+    static RunResult fromJson(String line) {
+        JsonNode o = Json.read(line);
+        if (!o.isObject()) throw new IllegalArgumentException("not an object");
+        List<Double> vms = new ArrayList<>();
+        JsonNode values = o.get("vm_values");
+        if (values != null && values.isArray()) {
+            for (JsonNode n : values.values()) vms.add(number(n, "vm_values"));
+        }
+        Map<String, Number> host = new LinkedHashMap<>();
+        JsonNode h = o.get("host");
+        if (h != null && h.isObject()) {
+            for (Map.Entry<String, JsonNode> e : h.properties()) host.put(e.getKey(), exact(e.getValue(), "host." + e.getKey()));
+        }
+        Map<String, String> kernels = new LinkedHashMap<>();
+        JsonNode k = o.get("kernels");
+        if (k != null && k.isObject()) {
+            for (Map.Entry<String, JsonNode> e : k.properties()) {
+                if (!e.getValue().isString()) throw new IllegalArgumentException("kernels." + e.getKey() + " is not a string");
+                kernels.put(e.getKey(), e.getValue().stringValue());
+            }
+        }
+        String better = str(o, "better");
+        String started = str(o, "started");
+        Instant at;
+        try {
+            at = started == null ? null : Instant.parse(started);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("started: " + e.getMessage());
+        }
+        String id = str(o, "id");
+        if (id == null) throw new IllegalArgumentException("no id");
+        JsonNode warmup = o.get("warmup");
+        return new RunResult(id, str(o, "variant"), str(o, "workload"), (int) num(o, "repetition"),
+                warmup != null && warmup.isBoolean() && warmup.booleanValue(),
+                num(o, "value"), str(o, "unit"), better == null ? null : Direction.parse(better),
+                num(o, "wall_s"), at, vms, host, str(o, "error"), kernels);
+    }
+
+    private static String str(JsonNode o, String key) {
+        JsonNode n = o.get(key);
+        if (n == null || n.isNull()) return null;
+        if (n.isString()) return n.stringValue();
+        throw new IllegalArgumentException(key + " is not a string");
+    }
+
+    private static double num(JsonNode o, String key) {
+        JsonNode n = o.get(key);
+        return n == null ? Double.NaN : number(n, key);
+    }
+
+    private static double number(JsonNode n, String what) {
+        if (n.isNumber()) return n.doubleValue();
+        if (n.isNull()) return Double.NaN;
+        throw new IllegalArgumentException(what + " is not a number");
+    }
+
+    /** A host figure as written: a whole number as a long (when it fits), null as NaN. */
+    private static Number exact(JsonNode n, String what) {
+        if (n.isIntegralNumber() && n.canConvertToLong()) return n.longValue();
+        return number(n, what);
+    }
+}

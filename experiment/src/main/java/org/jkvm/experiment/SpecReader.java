@@ -1,0 +1,385 @@
+package org.jkvm.experiment;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+import org.jkvm.experiment.ExperimentSpec.Guest;
+import org.jkvm.experiment.ExperimentSpec.Variant;
+import org.jkvm.experiment.ExperimentSpec.Workload;
+import org.jkvm.experiment.JsonTree.Arr;
+import org.jkvm.experiment.JsonTree.Bool;
+import org.jkvm.experiment.JsonTree.Member;
+import org.jkvm.experiment.JsonTree.Node;
+import org.jkvm.experiment.JsonTree.Num;
+import org.jkvm.experiment.JsonTree.Obj;
+import org.jkvm.experiment.JsonTree.Pos;
+import org.jkvm.experiment.JsonTree.Str;
+import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.Sizes;
+
+/** Turns spec JSON into an {@link ExperimentSpec}, collecting every problem with its place. */
+final class SpecReader {
+    private static final List<String> TOP = List.of("name", "guest", "vcpus", "memory", "pin", "vms", "workloads",
+            "variants", "reference", "repetitions", "warmup", "timeout");
+    private static final List<String> GUEST = List.of("kernel", "initrd", "cmdline");
+    private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds");
+    private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "kernel",
+            "host_kernel_args", "vcpus", "pin");
+    private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
+    private static final int MAX_VCPUS = 4096;
+
+    private final Path source;
+    private final String file;
+    private final Path dir;
+    private final boolean requireFiles;
+    private final Map<String, String> env;
+    private final List<SpecError> errors = new ArrayList<>();
+    private final Set<String> variables = new TreeSet<>();
+    private static final Pattern VAR = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
+
+    SpecReader(Path source, boolean requireFiles, Map<String, String> env) {
+        this.env = env;
+        this.source = source;
+        this.file = source.toString();
+        Path abs = source.toAbsolutePath().getParent();
+        this.dir = abs == null ? Path.of("").toAbsolutePath() : abs;
+        this.requireFiles = requireFiles;
+    }
+
+    ExperimentSpec read(String text) {
+        Node root;
+        try {
+            root = JsonTree.parse(text);
+        } catch (JsonTree.SyntaxError e) {
+            throw new SpecException(List.of(new SpecError(file, e.pos.line(), e.pos.col(), "", "bad JSON: " + e.getMessage())));
+        }
+        ExperimentSpec spec = top(root);
+        if (!errors.isEmpty()) {
+            List<SpecError> sorted = new ArrayList<>(errors);
+            sorted.sort(Comparator.comparingInt(SpecError::line).thenComparingInt(SpecError::col));
+            throw new SpecException(sorted);
+        }
+        return spec;
+    }
+
+    private void error(Pos p, String field, String message) {
+        errors.add(new SpecError(file, p.line(), p.col(), field, message));
+    }
+
+    private static String at(String path, String key) {
+        return path.isEmpty() ? key : path + "." + key;
+    }
+
+    private ExperimentSpec top(Node root) {
+        Obj o = object(root, "");
+        if (o == null) return null;
+        known(o, "", TOP);
+        String name = name(required(o, "", "name"), "name");
+        Guest guest = guest(required(o, "", "guest"));
+        int vcpus = positive(required(o, "", "vcpus"), "vcpus", MAX_VCPUS);
+        long memory = memory(o.members().get("memory"));
+        String pin = cpus(required(o, "", "pin"), "pin");
+        Member vmsM = o.members().get("vms");
+        int vms = vmsM == null ? 1 : positive(vmsM.value(), "vms", 1024);
+        List<Workload> workloads = workloads(required(o, "", "workloads"));
+        List<Variant> variants = new ArrayList<>();
+        Set<String> names = new LinkedHashSet<>();
+        String base = variants(required(o, "", "variants"), variants, names);
+        String reference = null;
+        Member refM = o.members().get("reference");
+        if (refM != null) {
+            reference = string(refM.value(), "reference");
+            if (reference != null) {
+                final String r = reference;
+                if (!names.contains(r)) {
+                    error(refM.value().pos(), "reference", refM.value().show() + " names no variant; variants: "
+                            + String.join(", ", names));
+                } else if (reference.equals(base)) {
+                    error(refM.value().pos(), "reference", refM.value().show()
+                            + " is the base variant; the reference is the no-overcommit run the base is measured against");
+                }
+            }
+        }
+        int repetitions = positive(required(o, "", "repetitions"), "repetitions", 100_000);
+        Member wM = o.members().get("warmup");
+        int warmup = wM == null ? 0 : count(wM.value(), "warmup");
+        Member tM = o.members().get("timeout");
+        int timeout = tM == null ? 0 : positive(tM.value(), "timeout", 7 * 24 * 3600);
+        if (!errors.isEmpty()) return null;
+        return new ExperimentSpec(source, name, guest, vcpus, memory, pin, vms, workloads, variants, base, reference,
+                repetitions, warmup, timeout, variables);
+    }
+
+    private Guest guest(Node n) {
+        Obj o = object(n, "guest");
+        if (o == null) return null;
+        known(o, "guest", GUEST);
+        Path kernel = file(required(o, "guest", "kernel"), "guest.kernel");
+        Path initrd = file(required(o, "guest", "initrd"), "guest.initrd");
+        Member c = o.members().get("cmdline");
+        String cmdline = c == null ? "" : string(c.value(), "guest.cmdline");
+        if (cmdline != null && cmdline.contains("jkvm.workload")) {
+            error(c.value().pos(), "guest.cmdline", "jkvm.workload= and friends come from the workloads list; take them out here");
+        }
+        return new Guest(kernel, initrd, cmdline == null ? "" : cmdline.strip());
+    }
+
+    private List<Workload> workloads(Node n) {
+        List<Workload> out = new ArrayList<>();
+        Arr a = list(n, "workloads");
+        if (a == null) return out;
+        Map<String, Pos> labels = new HashMap<>();
+        for (int i = 0; i < a.items().size(); i++) {
+            String path = "workloads[" + i + "]";
+            Obj o = object(a.items().get(i), path);
+            if (o == null) continue;
+            known(o, path, WORKLOAD);
+            Node nameN = required(o, path, "name");
+            String name = null;
+            if (nameN != null) {
+                name = string(nameN, at(path, "name"));
+                if (name != null && !ExperimentSpec.WORKLOADS.contains(name)) {
+                    error(nameN.pos(), at(path, "name"), nameN.show() + " is not one of " + String.join(", ", ExperimentSpec.WORKLOADS));
+                    name = null;
+                }
+            }
+            Member lM = o.members().get("label");
+            String label = lM == null ? name : name(lM.value(), at(path, "label"));
+            Pos labelPos = lM == null ? (nameN == null ? o.pos() : nameN.pos()) : lM.value().pos();
+            int workers = positive(required(o, path, "workers"), at(path, "workers"), 1 << 20);
+            int seconds = positive(required(o, path, "seconds"), at(path, "seconds"), 7 * 24 * 3600);
+            if (label != null) {
+                Pos first = labels.putIfAbsent(label, labelPos);
+                if (first != null) {
+                    error(labelPos, at(path, lM == null ? "name" : "label"), "\"" + label + "\" is used by an earlier workload (line "
+                            + first.line() + "); give one a \"label\" to tell them apart");
+                }
+            }
+            if (name != null && label != null) out.add(new Workload(name, label, workers, seconds));
+        }
+        if (a.items().isEmpty()) error(a.pos(), "workloads", "the list is empty; name at least one workload");
+        return out;
+    }
+
+    /** Fills {@code out} and returns the base variant's name. */
+    private String variants(Node n, List<Variant> out, Set<String> allNames) {
+        Arr a = list(n, "variants");
+        if (a == null) return null;
+        if (a.items().isEmpty()) {
+            error(a.pos(), "variants", "the list is empty; name at least one variant");
+            return null;
+        }
+        Map<String, Pos> names = new HashMap<>();
+        String base = null;
+        Pos basePos = null;
+        String first = null;
+        for (int i = 0; i < a.items().size(); i++) {
+            String path = "variants[" + i + "]";
+            Obj o = object(a.items().get(i), path);
+            if (o == null) continue;
+            known(o, path, VARIANT);
+            Node nameN = required(o, path, "name");
+            String name = nameN == null ? null : name(nameN, at(path, "name"));
+            if (name != null) {
+                Pos prev = names.putIfAbsent(name, nameN.pos());
+                if (prev != null) error(nameN.pos(), at(path, "name"), "\"" + name + "\" is already the name of an earlier variant (line " + prev.line() + ")");
+                if (first == null) first = name;
+                allNames.add(name);
+            }
+            Member bM = o.members().get("base");
+            if (bM != null && bool(bM.value(), at(path, "base"))) {
+                if (base != null) {
+                    error(bM.value().pos(), at(path, "base"), "only one variant can be the base; \"" + base + "\" already is (line " + basePos.line() + ")");
+                } else {
+                    base = name;
+                    basePos = bM.value().pos();
+                }
+            }
+            PvLockMode pvlock = null;
+            Node pN = required(o, path, "pvlock");
+            if (pN != null) {
+                String p = string(pN, at(path, "pvlock"));
+                if (p != null && !PVLOCK.contains(p)) error(pN.pos(), at(path, "pvlock"), pN.show() + " is not one of " + String.join(", ", PVLOCK));
+                else if (p != null) pvlock = PvLockMode.parse(p);
+            }
+            boolean steal = true;
+            Member sM = o.members().get("steal_time");
+            if (sM != null) {
+                Node s = sM.value();
+                switch (s) {
+                    case Bool b -> steal = b.value();
+                    case Str str when str.value().equals("on") -> steal = true;
+                    case Str str when str.value().equals("off") -> steal = false;
+                    default -> error(s.pos(), at(path, "steal_time"), s.show() + " is not one of on, off");
+                }
+            }
+            Member kM = o.members().get("kernel");
+            Path kernel = kM == null ? null : file(kM.value(), at(path, "kernel"));
+            Member hM = o.members().get("host_kernel_args");
+            String host = hM == null ? null : string(hM.value(), at(path, "host_kernel_args"));
+            Member vM = o.members().get("vcpus");
+            int vcpus = vM == null ? 0 : positive(vM.value(), at(path, "vcpus"), MAX_VCPUS);
+            Member pinM = o.members().get("pin");
+            String pin = pinM == null ? null : cpus(pinM.value(), at(path, "pin"));
+            if (name != null && pvlock != null) out.add(new Variant(name, pvlock, steal, kernel, host == null ? null : host.strip(), vcpus, pin));
+        }
+        return base != null ? base : first;
+    }
+
+    // ---- field helpers: each reports its own problem and returns null/0 on failure ----
+
+    private void known(Obj o, String path, List<String> fields) {
+        for (Member m : o.members().values()) {
+            if (!fields.contains(m.key())) {
+                error(m.keyPos(), at(path, m.key()), "unknown field; " + (path.isEmpty() ? "the spec" : path) + " takes " + String.join(", ", fields));
+            }
+        }
+    }
+
+    private Node required(Obj o, String path, String key) {
+        if (o == null) return null;
+        Member m = o.members().get(key);
+        if (m == null) {
+            error(o.pos(), at(path, key), "missing; this object needs it");
+            return null;
+        }
+        return m.value();
+    }
+
+    private Obj object(Node n, String path) {
+        if (n == null) return null;
+        if (n instanceof Obj o) return o;
+        error(n.pos(), path, "expected an object {...}, found " + n.kind());
+        return null;
+    }
+
+    private Arr list(Node n, String path) {
+        if (n == null) return null;
+        if (n instanceof Arr a) return a;
+        error(n.pos(), path, "expected a list [...], found " + n.kind());
+        return null;
+    }
+
+    private String string(Node n, String path) {
+        if (n == null) return null;
+        if (n instanceof Str s) return s.value();
+        error(n.pos(), path, "expected a string, found " + n.kind() + " " + n.show());
+        return null;
+    }
+
+    private boolean bool(Node n, String path) {
+        if (n instanceof Bool b) return b.value();
+        error(n.pos(), path, "expected true or false, found " + n.show());
+        return false;
+    }
+
+    private String name(Node n, String path) {
+        String s = string(n, path);
+        if (s == null) return null;
+        if (!NAME.matcher(s).matches()) {
+            error(n.pos(), path, n.show() + " is not a usable name: letters, digits and . _ + - only, starting with a letter or digit (names become part of run ids)");
+            return null;
+        }
+        return s;
+    }
+
+    private int positive(Node n, String path, int max) {
+        return integer(n, path, 1, max, "a positive whole number");
+    }
+
+    private int count(Node n, String path) {
+        return integer(n, path, 0, 100_000, "a whole number, 0 or more");
+    }
+
+    private int integer(Node n, String path, int min, int max, String what) {
+        if (n == null) return 0;
+        if (n instanceof Num num && num.isIntegral()) {
+            long v;
+            try {
+                v = Long.parseLong(num.text());
+            } catch (NumberFormatException e) {
+                v = Long.MAX_VALUE;
+            }
+            if (v >= min && v <= max) return (int) v;
+            if (v > max && v >= min) {
+                error(n.pos(), path, num.text() + " is too large (at most " + max + ")");
+                return 0;
+            }
+        }
+        error(n.pos(), path, "must be " + what + ", not " + n.show());
+        return 0;
+    }
+
+    private long memory(Member m) {
+        if (m == null) return 512L << 20;
+        Node n = m.value();
+        try {
+            long v = switch (n) {
+                case Str s -> Sizes.parse(s.value());
+                case Num num when num.isIntegral() -> Long.parseLong(num.text());
+                default -> -1;
+            };
+            if (v >= 1L << 20) return v;
+        } catch (IllegalArgumentException e) {
+            // reported below
+        }
+        error(n.pos(), "memory", n.show() + " is not a memory size of 1M or more; write e.g. \"512M\" or \"2G\"");
+        return 0;
+    }
+
+    private String cpus(Node n, String path) {
+        if (n == null) return null;
+        String s = n instanceof Num num && num.isIntegral() ? num.text() : string(n, path);
+        if (s == null) return null;
+        try {
+            return CpuSet.format(CpuSet.parse(s));
+        } catch (IllegalArgumentException e) {
+            error(n.pos(), path, n.show() + " is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\"");
+            return null;
+        }
+    }
+
+    private Path file(Node n, String path) {
+        String s = string(n, path);
+        if (s == null) return null;
+        if (s.isBlank()) {
+            error(n.pos(), path, "the path is empty");
+            return null;
+        }
+        java.util.regex.Matcher m = VAR.matcher(s);
+        StringBuilder expanded = new StringBuilder();
+        boolean unset = false;
+        while (m.find()) {
+            variables.add(m.group(1));
+            String value = env.get(m.group(1));
+            if (value == null || value.isEmpty()) {
+                unset = true;
+                if (requireFiles) {
+                    error(n.pos(), path, "the environment variable " + m.group(1) + " is not set"
+                            + (m.group(1).startsWith("JKVM_") ? " (guest/build and guest/workloads/build print it)" : ""));
+                    return null;
+                }
+                m.appendReplacement(expanded, java.util.regex.Matcher.quoteReplacement(m.group()));
+            } else {
+                m.appendReplacement(expanded, java.util.regex.Matcher.quoteReplacement(value));
+            }
+        }
+        m.appendTail(expanded);
+        Path p = dir.resolve(expanded.toString()).normalize();
+        if (requireFiles && !unset && !Files.isRegularFile(p)) {
+            error(n.pos(), path, "no such file: " + p + (s.startsWith("/") ? "" : " (relative paths start at the spec's folder)"));
+        }
+        return p;
+    }
+}

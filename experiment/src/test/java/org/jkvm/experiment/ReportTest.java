@@ -1,0 +1,162 @@
+package org.jkvm.experiment;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+
+import org.jkvm.experiment.Report.Cell;
+import org.jkvm.experiment.Report.WorkloadReport;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The report from results: cells, % change, won back, warm-ups and failures left out; text and SVG. */
+@Tag("unit")
+class ReportTest {
+    static final double EPS = 1e-9;
+
+    static ExperimentSpec spec() {
+        String text = """
+                {"name": "rep", "guest": {"kernel": "I", "initrd": "R"}, "vcpus": 4, "pin": "0-1",
+                 "workloads": [{"name": "hackbench", "workers": 8, "seconds": 5}, {"name": "cpu", "workers": 4, "seconds": 5}],
+                 "variants": [{"name": "base", "pvlock": "off"}, {"name": "pv", "pvlock": "userspace"},
+                              {"name": "ref", "pvlock": "off", "pin": "0-3"}],
+                 "reference": "ref", "repetitions": 3, "warmup": 1}
+                """;
+        return ExperimentSpec.parse(text, Path.of("rep.json"), false, Map.of());
+    }
+
+    /** hackbench in seconds (lower is better), cpu in ops/s (higher is better). */
+    static List<RunResult> results(ExperimentSpec spec) {
+        Map<String, double[]> values = Map.of(
+                "hackbench/base", new double[] {20, 22, 24},
+                "hackbench/pv", new double[] {14, 15, 19},
+                "hackbench/ref", new double[] {10, 11, 12},
+                "cpu/base", new double[] {100, 100, 100},
+                "cpu/pv", new double[] {100, 101, 99},
+                "cpu/ref", new double[] {100, 100, Double.NaN});
+        List<RunResult> out = new ArrayList<>();
+        for (Run r : RunMatrix.of(spec).runs()) {
+            boolean lower = r.workload().name().equals("hackbench");
+            double v = r.warmup() ? 1e6 : values.get(r.workload().label() + "/" + r.variant().name())[r.repetition() - 1];
+            if (Double.isNaN(v)) {
+                out.add(RunResult.failed(r, "timeout", 125, Instant.EPOCH, Map.of()));
+            } else {
+                out.add(RunResult.of(r, List.of(new GuestResult(r.workload().name(), v, lower ? "s" : "ops/s",
+                        lower ? Direction.LOWER : Direction.HIGHER)), 10, Instant.EPOCH, Map.of("exits", 5)));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void cellsHoldTheHandComputedNumbers() {
+        ExperimentSpec spec = spec();
+        Report rep = Report.of(spec, results(spec));
+        assertEquals(17, rep.measured());
+        assertEquals(1, rep.failed());
+        assertEquals(18, rep.expected());
+
+        WorkloadReport hb = rep.workloads().getFirst();
+        assertEquals("s", hb.unit());
+        assertEquals(Direction.LOWER, hb.better());
+        Cell base = hb.cell("base");
+        assertEquals(22.0, base.stats().mean(), EPS);
+        assertEquals(2.0, base.stats().stdev(), EPS);
+        assertEquals(0.0, base.changeMean(), EPS);
+        assertEquals(0.0, base.wonBackMean(), EPS);
+        assertEquals(100.0, base.relMean(), EPS);
+        Cell pv = hb.cell("pv");
+        assertEquals(16.0, pv.stats().mean(), EPS);
+        assertEquals(Math.sqrt(7), pv.stats().stdev(), EPS);
+        assertEquals(15.0, pv.stats().median(), EPS);
+        assertEquals((22 / 16.0 - 1) * 100, pv.changeMean(), EPS);    // +37.5%: less time is better
+        assertEquals((22 / 15.0 - 1) * 100, pv.changeMedian(), EPS);  // +46.7%
+        assertEquals((16 - 22) / (11 - 22.0) * 100, pv.wonBackMean(), EPS);   // 54.5%
+        assertEquals((15 - 22) / (11 - 22.0) * 100, pv.wonBackMedian(), EPS); // 63.6%
+        assertEquals(22 / 16.0 * 100, pv.relMean(), EPS);
+        assertEquals(22 / 19.0 * 100, pv.relLow(), EPS);  // the slowest run
+        assertEquals(22 / 14.0 * 100, pv.relHigh(), EPS); // the fastest run
+        assertEquals(100.0, hb.cell("ref").wonBackMean(), EPS);
+
+        WorkloadReport cpu = rep.workloads().get(1);
+        assertEquals(Direction.HIGHER, cpu.better());
+        assertEquals(0.0, cpu.cell("pv").changeMean(), EPS);
+        assertTrue(Double.isNaN(cpu.cell("pv").wonBackMean()), "no overcommit cost on cpu: won back is undefined");
+        assertEquals(2, cpu.cell("ref").stats().n());
+        assertEquals(1, cpu.cell("ref").failed());
+
+        assertEquals((Math.sqrt(22 / 16.0) - 1) * 100, rep.geomeanChange().get("pv"), 1e-9);
+    }
+
+    @Test
+    void noResultsGiveNaNNotExceptions() {
+        ExperimentSpec spec = spec();
+        Report rep = Report.of(spec, List.of());
+        assertEquals(0, rep.measured());
+        Cell pv = rep.workloads().getFirst().cell("pv");
+        assertEquals(0, pv.stats().n());
+        assertTrue(Double.isNaN(pv.changeMean()) && Double.isNaN(pv.wonBackMean()) && Double.isNaN(pv.relMean()));
+        String text = rep.text();
+        assertTrue(text.contains("hackbench  ?     ?               n/a  n/a"), text);
+        svgIsWellFormed(rep.svg());
+    }
+
+    @Test
+    void textHasARowPerWorkloadAndTheSpread() {
+        ExperimentSpec spec = spec();
+        String text = Report.of(spec, results(spec)).text();
+        assertTrue(text.startsWith("Experiment rep: 17 of 18 measured runs, 1 failed (left out)\n"), text);
+        assertTrue(text.contains("  ref [reference]: pvlock off, steal time on, 4 vCPUs on host CPUs 0-3 (overcommit 1.00x)"), text);
+        String[] lines = text.split("\n");
+        assertEquals("Workload   unit   better   base (base)            pv  % mean  % median  won back           ref   % mean  % median  won back",
+                find(lines, "Workload   unit"));
+        assertEquals("hackbench  s      lower   22.00 ± 2.00  16.00 ± 2.65  +37.5%    +46.7%       55%  11.00 ± 1.00  +100.0%   +100.0%      100%",
+                find(lines, "hackbench  s"));
+        assertEquals("cpu        ops/s  higher   100.0 ± 0.0   100.0 ± 1.0   +0.0%     +0.0%       n/a   100.0 ± 0.0    +0.0%     +0.0%       n/a",
+                find(lines, "cpu        ops/s"));
+        assertEquals("geomean                                               +17.3%                                     +41.4%", find(lines, "geomean"));
+        assertEquals("           pv           3  14.00   15.00  19.00   33.3%", find(lines, "           pv           3  14"));
+        assertEquals("           ref      2 (1)  100.0   100.0  100.0    0.0%", find(lines, "           ref      2 (1)"));
+    }
+
+    @Test
+    void svgHasABarPerCellAndALegend() throws Exception {
+        ExperimentSpec spec = spec();
+        String svg = Report.of(spec, results(spec)).svg();
+        Document d = svgIsWellFormed(svg);
+        // background + 3 legend squares + 6 bars
+        assertEquals(1 + 3 + 6, d.getElementsByTagName("rect").getLength());
+        assertTrue(svg.contains(">pv (2x)</text>"), svg);
+        assertTrue(svg.contains(">ref (1x, reference)</text>"));
+        assertTrue(svg.contains(">relative performance, base = 100</text>"));
+        assertTrue(svg.contains(">+37.5%</text>"));
+        assertTrue(svg.contains(">s, lower is better</text>"));
+    }
+
+    static String find(String[] lines, String start) {
+        for (String l : lines) if (l.startsWith(start)) return l;
+        throw new AssertionError("no line starting " + start);
+    }
+
+    static Document svgIsWellFormed(String svg) {
+        try {
+            DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+            f.setNamespaceAware(true);
+            Document d = f.newDocumentBuilder().parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
+            assertEquals("svg", d.getDocumentElement().getLocalName());
+            return d;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}

@@ -1,0 +1,224 @@
+package org.jkvm.experiment;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.jkvm.experiment.ExperimentSpec.Variant;
+import org.jkvm.experiment.ExperimentSpec.Workload;
+import org.jkvm.pvlock.PvLockMode;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The experiment spec: a good one read in full, and each kind of mistake reported with its line and column. */
+@Tag("unit")
+class SpecTest {
+    static final Path DIR = Path.of("/specs");
+
+    static String resource(String name) throws IOException {
+        try (InputStream in = SpecTest.class.getResourceAsStream("/experiment/" + name)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    static ExperimentSpec good() throws IOException {
+        return ExperimentSpec.parse(resource("good.json"), DIR.resolve("good.json"), false, Map.of());
+    }
+
+    /** The errors of a spec, as "line:col field: message" strings (file name left out). */
+    static List<String> errors(String text) {
+        SpecException e = assertThrows(SpecException.class,
+                () -> ExperimentSpec.parse(text, Path.of("t.json"), false, Map.of()));
+        return e.errors().stream().map(x -> x.line() + ":" + x.col() + " " + x.field() + ": " + x.message()).toList();
+    }
+
+    static String minimal(String extraTop, String variantExtra) {
+        return """
+                {
+                  "name": "m",
+                  "guest": { "kernel": "Image", "initrd": "initrd" },
+                  "vcpus": 2,
+                  "pin": "0",
+                  "workloads": [ { "name": "cpu", "workers": 1, "seconds": 1 } ],
+                  "variants": [ { "name": "a", "pvlock": "off"%s }, { "name": "b", "pvlock": "auto" } ],
+                  "repetitions": 2%s
+                }
+                """.formatted(variantExtra, extraTop);
+    }
+
+    @Test
+    void goodSpecIsReadInFull() throws IOException {
+        ExperimentSpec s = good();
+        assertEquals("small", s.name());
+        assertEquals(DIR.resolve("Image"), s.guest().kernel());
+        assertEquals(DIR.resolve("sub/initrd.gz"), s.guest().initrd());
+        assertEquals("quiet", s.guest().cmdline());
+        assertEquals(4, s.vcpus());
+        assertEquals(1L << 30, s.memory());
+        assertEquals("1G", s.memoryText());
+        assertEquals("0-1", s.pin());
+        assertEquals(2, s.vms());
+        assertEquals(List.of(new Workload("hackbench", "hackbench", 8, 5), new Workload("hackbench", "hackbench-32", 32, 5),
+                new Workload("cpu", "cpu", 4, 3)), s.workloads());
+        assertEquals(List.of("pv-user", "pv-off", "new-kernel", "ref"), s.variants().stream().map(Variant::name).toList());
+        assertEquals("pv-off", s.base());
+        assertEquals("ref", s.reference());
+        assertEquals(3, s.repetitions());
+        assertEquals(1, s.warmup());
+
+        Variant user = s.variant("pv-user");
+        assertEquals(PvLockMode.USERSPACE, user.pvlock());
+        assertTrue(user.stealTime());
+        assertFalse(s.variant("pv-off").stealTime());
+        Variant nk = s.variant("new-kernel");
+        assertEquals(PvLockMode.KERNEL, nk.pvlock());
+        assertEquals(Path.of("/abs/Image-6.15"), s.kernel(nk));
+        assertEquals(DIR.resolve("Image"), s.kernel(user));
+        assertEquals("kvm-arm.wfe_trap_policy=notrap", nk.hostKernelArgs());
+        assertNull(user.hostKernelArgs());
+
+        // 4 vCPUs x 2 VMs on 2 CPUs; the reference: 2 vCPUs x 2 VMs on CPUs "0,1" (normalised to 0-1)
+        assertEquals(4.0, s.overcommit(user));
+        Variant ref = s.referenceVariant().orElseThrow();
+        assertEquals(2, s.vcpus(ref));
+        assertEquals("0-1", s.pin(ref));
+        assertEquals(2.0, s.overcommit(ref));
+
+        Workload hb = s.workload("hackbench-32");
+        assertEquals("jkvm.workload=hackbench jkvm.workers=32 jkvm.seconds=5", hb.guestArgs());
+        assertEquals("quiet jkvm.workload=hackbench jkvm.workers=32 jkvm.seconds=5", s.cmdline(hb));
+        assertEquals(Duration.ofSeconds(60), s.timeout(hb));
+        assertEquals(4 * 3 * 4, s.runCount());
+    }
+
+    @Test
+    void defaultsBaseIsTheFirstVariantAndOptionalFieldsDefault() {
+        ExperimentSpec s = ExperimentSpec.parse(minimal("", ""), Path.of("m.json"), false, Map.of());
+        assertEquals("a", s.base());
+        assertNull(s.reference());
+        assertTrue(s.referenceVariant().isEmpty());
+        assertEquals(1, s.vms());
+        assertEquals(0, s.warmup());
+        assertEquals(512L << 20, s.memory());
+        assertEquals("", s.guest().cmdline());
+        assertEquals(PvLockMode.AUTO, s.variant("b").pvlock());
+        assertEquals(Duration.ofSeconds(1 + ExperimentSpec.TIMEOUT_SLACK_SECONDS), s.timeout(s.workloads().getFirst()));
+    }
+
+    @Test
+    void everyMistakeIsReportedWithItsLineAndColumn() throws IOException {
+        SpecException e = assertThrows(SpecException.class,
+                () -> ExperimentSpec.parse(resource("bad.json"), Path.of("bad.json"), false, Map.of()));
+        List<String> got = e.errors().stream().map(SpecError::toString).toList();
+        List<String> want = List.of(
+                "bad.json:2:11: name: \"bad one\" is not a usable name: letters, digits and . _ + - only, starting with a letter or digit (names become part of run ids)",
+                "bad.json:3:12: guest.initrd: missing; this object needs it",
+                "bad.json:4:12: vcpus: must be a positive whole number, not 0",
+                "bad.json:5:13: memory: \"lots\" is not a memory size of 1M or more; write e.g. \"512M\" or \"2G\"",
+                "bad.json:6:10: pin: \"1-0\" is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\"",
+                "bad.json:7:3: colour: unknown field; the spec takes name, guest, vcpus, memory, pin, vms, workloads, variants, reference, repetitions, warmup, timeout",
+                "bad.json:9:15: workloads[0].name: \"dhrystone\" is not one of fork-exec, hackbench, mmap-shared, mmap-private, file-shared, file-private, cpu, syscall",
+                "bad.json:9:53: workloads[0].seconds: must be a positive whole number, not 1.5",
+                "bad.json:10:33: workloads[1].workers: must be a positive whole number, not \"4\"",
+                "bad.json:14:30: variants[1].pvlock: \"fast\" is not one of off, userspace, kernel, auto",
+                "bad.json:14:52: variants[1].steal_time: \"maybe\" is not one of on, off",
+                "bad.json:15:15: variants[2].name: \"a\" is already the name of an earlier variant (line 13)",
+                "bad.json:15:48: variants[2].base: only one variant can be the base; \"a\" already is (line 13)",
+                "bad.json:17:16: reference: \"nope\" names no variant; variants: a, b",
+                "bad.json:18:18: repetitions: must be a positive whole number, not -1");
+        assertEquals(want, got);
+        assertEquals(String.join("\n", want), e.getMessage());
+        assertTrue(e instanceof IllegalArgumentException, "jkvm's error handler exits 2 for these");
+    }
+
+    @Test
+    void syntaxErrorsPointAtTheCharacter() {
+        assertEquals(List.of("3:3 : bad JSON: Unexpected character ('}' (code 125)): was expecting double-quote to start property name"),
+                errors("{\n  \"name\": \"x\",\n  }\n"));
+        assertEquals(List.of("1:10 : bad JSON: unterminated string"), errors("{\"name\": \"x"));
+        assertEquals(List.of("2:1 : bad JSON: field \"name\" appears twice in this object"),
+                errors("{\"name\": \"x\",\n\"name\": \"y\"}"));
+        assertEquals(List.of("1:12 : bad JSON: Unrecognized token 'x': was expecting (JSON String, Number, Array, Object or token"
+                + " 'null', 'true' or 'false')"), errors("{\"vcpus\": 1x}".replace("1x", " x")));
+        assertEquals(List.of("1:4 : bad JSON: unexpected '{' after the end of the document"), errors("{} {}"));
+        assertEquals(List.of("1:1 : expected an object {...}, found a list"), errors("[]"));
+    }
+
+    @Test
+    void missingRequiredFieldsPointAtTheirObject() {
+        List<String> e = errors("{\n  \"name\": \"x\"\n}");
+        assertEquals(List.of(
+                "1:1 guest: missing; this object needs it",
+                "1:1 vcpus: missing; this object needs it",
+                "1:1 pin: missing; this object needs it",
+                "1:1 workloads: missing; this object needs it",
+                "1:1 variants: missing; this object needs it",
+                "1:1 repetitions: missing; this object needs it"), e);
+        assertEquals(List.of("6:18 workloads[0].seconds: missing; this object needs it"),
+                errors(minimal("", "").replace(", \"seconds\": 1 }", " }")));
+    }
+
+    @Test
+    void unknownFieldsInVariantsAreErrors() {
+        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, kernel, host_kernel_args, vcpus, pin"),
+                errors(minimal("", ", \"pv_lock\": \"off\"")));
+    }
+
+    @Test
+    void referenceMustNotBeTheBase() {
+        assertEquals(List.of("8:34 reference: \"a\" is the base variant; the reference is the no-overcommit run the base is measured against"),
+                errors(minimal(", \"reference\": \"a\"", "")));
+    }
+
+    @Test
+    void emptyListsAndDuplicateWorkloadsAreErrors() {
+        String s = minimal("", "").replace("[ { \"name\": \"cpu\", \"workers\": 1, \"seconds\": 1 } ]", "[]");
+        assertEquals(List.of("6:16 workloads: the list is empty; name at least one workload"), errors(s));
+        String dup = minimal("", "").replace("[ { \"name\": \"cpu\", \"workers\": 1, \"seconds\": 1 } ]",
+                "[ { \"name\": \"cpu\", \"workers\": 1, \"seconds\": 1 }, { \"name\": \"cpu\", \"workers\": 2, \"seconds\": 1 } ]");
+        List<String> e = errors(dup);
+        assertEquals(1, e.size());
+        assertTrue(e.getFirst().startsWith("6:75 workloads[1].name: \"cpu\" is used by an earlier workload (line 6)"), e.getFirst());
+    }
+
+    @Test
+    void pathsExpandEnvironmentVariablesAndCanBeRequiredToExist(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("Image"), "k");
+        String text = minimal("", "").replace("\"kernel\": \"Image\"", "\"kernel\": \"${IMG}\"");
+        Path spec = dir.resolve("s.json");
+        ExperimentSpec s = ExperimentSpec.parse(text, spec, false, Map.of("IMG", dir.resolve("Image").toString()));
+        assertEquals(dir.resolve("Image"), s.guest().kernel());
+        // not required: an unset variable stays as written
+        ExperimentSpec u = ExperimentSpec.parse(text, spec, false, Map.of());
+        assertEquals(dir.resolve("${IMG}"), u.guest().kernel());
+        // required: the initrd is missing, and an unset variable is an error
+        SpecException e = assertThrows(SpecException.class,
+                () -> ExperimentSpec.parse(text, spec, true, Map.of("IMG", dir.resolve("Image").toString())));
+        assertEquals(List.of(spec + ":3:44: guest.initrd: no such file: " + dir.resolve("initrd")
+                + " (relative paths start at the spec's folder)"), e.errors().stream().map(SpecError::toString).toList());
+        SpecException e2 = assertThrows(SpecException.class, () -> ExperimentSpec.parse(text, spec, true, Map.of()));
+        assertEquals(spec + ":3:24: guest.kernel: the environment variable IMG is not set", e2.errors().getFirst().toString());
+    }
+
+    @Test
+    void theExampleSpecIsValid() throws IOException {
+        Path example = Path.of(System.getProperty("user.dir")).resolve("../examples/overcommit.json").normalize();
+        ExperimentSpec s = ExperimentSpec.load(example);
+        assertEquals("pv-off", s.base());
+        assertEquals("no-overcommit", s.reference());
+        assertEquals(4.0, s.overcommit(s.baseVariant()));
+        assertEquals(1.0, s.overcommit(s.referenceVariant().orElseThrow()));
+    }
+}
