@@ -1,5 +1,7 @@
 package org.jkvm.cli;
 
+import org.jkvm.vmm.config.SettingException;
+
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
@@ -30,6 +32,7 @@ final class BadValueHandler implements IParameterExceptionHandler {
         return switch (e.getCause()) {
             case TypeConversionException t when e.getArgSpec() instanceof OptionSpec o ->
                     o.longestName() + " " + e.getValue() + ": " + t.getMessage();
+            case SettingException b when e.getArgSpec() instanceof OptionSpec o -> b.describe(o.longestName());
             case UserError u -> u.getMessage();
             case IllegalArgumentException i -> i.getMessage();
             case null, default -> null;

@@ -2,6 +2,7 @@ package org.jkvm.cli;
 
 import java.util.BitSet;
 
+import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
@@ -49,6 +50,14 @@ final class Converters {
         @Override
         public PvOptions convert(String text) {
             return PvOptions.parse(text);
+        }
+    }
+
+    /** A PV-lock mode: auto, kernel, userspace or off ({@link PvLockMode#parse}). */
+    static final class PvLock implements ITypeConverter<PvLockMode> {
+        @Override
+        public PvLockMode convert(String text) {
+            return PvLockMode.parse(text);
         }
     }
 }

@@ -8,10 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.jkvm.experiment.Json;
@@ -19,13 +16,13 @@ import org.jkvm.kvm.Arch;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockMode;
-import org.jkvm.pvlock.PvLockStats;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
-import org.jkvm.vmm.vcpu.VcpuStats;
+import org.jkvm.vmm.launch.Launch;
+import org.jkvm.vmm.launch.RunReport;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -86,10 +83,10 @@ final class RunCommand implements Callable<Integer> {
             description = "Paravirtual features (steal-time), e.g. steal-time=off.")
     private PvOptions pv = PvOptions.DEFAULT;
 
-    @Option(names = "--pvlock", paramLabel = "MODE", defaultValue = "auto",
+    @Option(names = "--pvlock", paramLabel = "MODE", defaultValue = "auto", converter = Converters.PvLock.class,
             description = "PV-lock preempted flags: auto, kernel (host kernel with the series), userspace (jkvm"
                     + " writes them), off (default: ${DEFAULT-VALUE}).")
-    private String pvlock;
+    private PvLockMode pvlock;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", converter = Converters.WholeNumber.class,
             description = "Stop the guest after this long (exit code 5).")
@@ -105,63 +102,29 @@ final class RunCommand implements Callable<Integer> {
                     + System.getProperty("os.arch") + ": use ./demo, which runs jkvm inside the emulated arm64 host");
         }
         VmConfig config = config();
-        PvLockMode pvlockMode = PvLockMode.parse(pvlock);
         PrintWriter err = spec.commandLine().getErr();
         OutputStream console = new FileOutputStream(FileDescriptor.out);
-        try (Kvm kvm = Kvm.open(); Arm64Vm vm = Arm64Vm.create(kvm, config, console);
-             PvLockDevice pvLock = PvLockDevice.attach(vm, pvlockMode)) {
+        try (Kvm kvm = Kvm.open();
+             Launch launch = Launch.prepare(kvm, config, console, List.of(PvLockDevice.attaching(pvlock)))) {
+            Arm64Vm vm = launch.vm();
+            PvLockDevice pvLock = launch.extension(PvLockDevice.class);
             err.printf("jkvm: %d vCPU%s, %s RAM, set up in %d ms%s%n", config.cpus(), config.cpus() == 1 ? "" : "s",
                     Sizes.format(config.memory()), vm.setupTime().toMillis(),
                     vm.stealTimeRegion() == null ? "" : ", steal time at 0x" + Long.toHexString(vm.stealTimeRegion().gpa()));
             err.println("jkvm: " + pvLock.describe());
             err.flush();
-            Signal.handle(new Signal("INT"), s -> vm.stop("SIGINT"));
-            Signal.handle(new Signal("TERM"), s -> vm.stop("SIGTERM"));
-            long t0 = System.nanoTime();
-            VmOutcome outcome = vm.run();
-            Duration ran = Duration.ofNanos(System.nanoTime() - t0);
-            report(err, outcome, ran, vm, pvLock);
-            if (statsJson != null) Files.writeString(statsJson, Json.pretty(stats(outcome, ran, vm, pvLock)) + "\n");
-            return exitCode(outcome);
+            Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));
+            Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
+            RunReport run = launch.run();
+            RunSummary.print(err, run, pvLock);
+            if (statsJson != null) Files.writeString(statsJson, Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
+            return exitCode(run.outcome());
         }
     }
 
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout == null ? null : Duration.ofSeconds(timeout));
-    }
-
-    private static Map<String, Object> pvLockStats(PvLockDevice pvLock) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("mode", pvLock.resolution().mode().cliName());
-        m.put("reason", pvLock.resolution().reason());
-        m.put("region", pvLock.region() == null ? null : "0x" + Long.toHexString(pvLock.region().region().gpa()));
-        m.put("switch_source", pvLock.switchSource());
-        m.put("answered_by", pvLock.region() == null ? null : pvLock.answeredByJkvm() ? "jkvm" : "kernel");
-        PvLockStats s = pvLock.stats();
-        List<Object> per = new java.util.ArrayList<>();
-        for (int v = 0; v < s.vcpus(); v++) {
-            Map<String, Object> e = new LinkedHashMap<>();
-            e.put("vcpu", v);
-            e.put("feature_calls", s.featureCalls(v));
-            e.put("pvlock_calls", s.pvLockCalls(v));
-            e.put("preempted_set", s.preemptedSet(v));
-            e.put("preempted_cleared", s.preemptedCleared(v));
-            e.put("preemptions", s.preemptions(v));
-            e.put("voluntary_switch_outs", s.voluntarySwitchOuts(v));
-            double share = s.preemptedShare(v);
-            e.put("preempted_share", Double.isNaN(share) ? null : Math.round(share * 10_000) / 10_000.0);
-            e.put("kernel_changes_seen", s.changesSeen(v));
-            per.add(e);
-        }
-        m.put("vcpus", per);
-        Map<String, Object> st = new LinkedHashMap<>();
-        st.put("switches", s.staleness().count());
-        st.put("mean_ns", s.staleness().meanNanos());
-        st.put("p99_ns_upper_bound", s.staleness().quantileNanos(0.99));
-        st.put("max_ns", s.staleness().maxNanos());
-        m.put("staleness", st);
-        return m;
     }
 
     static int exitCode(VmOutcome o) {
@@ -173,77 +136,5 @@ final class RunCommand implements Callable<Integer> {
             case VmOutcome.TimedOut t -> TIMEOUT;
             case VmOutcome.Stopped s -> s.reason().equals("SIGTERM") ? 143 : 130;
         };
-    }
-
-    private static String describe(VmOutcome o) {
-        return switch (o) {
-            case VmOutcome.PowerOff p -> "the guest powered off";
-            case VmOutcome.Failed f -> "jkvm failed: " + f.message();
-            case VmOutcome.Panic p -> "the guest panicked: " + p.message();
-            case VmOutcome.Reset r -> "the guest reset itself";
-            case VmOutcome.TimedOut t -> "the guest ran past the " + t.seconds() + " s timeout";
-            case VmOutcome.Stopped s -> "stopped by " + s.reason();
-        };
-    }
-
-    private static void report(PrintWriter err, VmOutcome outcome, Duration ran, Arm64Vm vm, PvLockDevice pvLock) {
-        long exits = vm.machine().stats().stream().mapToLong(VcpuStats::totalExits).sum();
-        err.printf("jkvm: %s after %.2f s; %d exits%s%n", describe(outcome), ran.toNanos() / 1e9, exits,
-                vm.strayMmio() == 0 ? "" : ", " + vm.strayMmio() + " accesses to unmapped addresses");
-        if (pvLock.region() != null) {
-            PvLockStats s = pvLock.stats();
-            long calls = 0, set = 0, cleared = 0, seen = 0, preemptions = 0, voluntary = 0;
-            double share = 0;
-            for (int v = 0; v < s.vcpus(); v++) {
-                calls += s.pvLockCalls(v);
-                set += s.preemptedSet(v);
-                cleared += s.preemptedCleared(v);
-                seen += s.changesSeen(v);
-                preemptions += s.preemptions(v);
-                voluntary += s.voluntarySwitchOuts(v);
-                double sh = s.preemptedShare(v);
-                if (!Double.isNaN(sh)) share += sh / s.vcpus();
-            }
-            if (pvLock.resolution().mode() == PvLockMode.KERNEL) {
-                err.printf("jkvm: PV lock: %d PV-lock calls answered by jkvm; the host kernel changed preempted %d times,"
-                        + " set in %.1f%% of the samples (read from the VMM side)%n", calls, seen, share * 100);
-            } else {
-                err.printf("jkvm: PV lock: %d PV-lock calls answered; %d preemptions and %d voluntary switch-outs of vCPU threads;"
-                        + " preempted set %d and cleared %d times by jkvm, set %.1f%% of the time%s%s%n",
-                        calls, preemptions, voluntary, set, cleared, share * 100,
-                        pvLock.switchSource() == null ? "" : "; switches from " + pvLock.switchSource(),
-                        s.staleness().count() == 0 ? "" : String.format(
-                                ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
-                                s.staleness().quantileNanos(0.99) / 1000, s.staleness().maxNanos() / 1000));
-            }
-        }
-        err.flush();
-    }
-
-    private static Map<String, Object> stats(VmOutcome outcome, Duration ran, Arm64Vm vm, PvLockDevice pvLock) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("outcome", outcome.getClass().getSimpleName().toLowerCase(Locale.ROOT));
-        m.put("outcome_detail", describe(outcome));
-        Map<String, Object> kernels = new LinkedHashMap<>();
-        kernels.put("host", System.getProperty("os.version"));
-        kernels.put("guest", vm.guestKernelRelease().orElse(null));
-        m.put("kernels", kernels);
-        m.put("setup_ms", vm.setupTime().toMillis());
-        m.put("run_ms", ran.toMillis());
-        m.put("stray_mmio", vm.strayMmio());
-        m.put("steal_time_region", vm.stealTimeRegion() == null ? null : "0x" + Long.toHexString(vm.stealTimeRegion().gpa()));
-        m.put("vcpus", vm.machine().stats().stream().map(s -> {
-            Map<String, Object> v = new LinkedHashMap<>();
-            v.put("vcpu", s.vcpu());
-            v.put("exits", s.totalExits());
-            Map<String, Object> by = new LinkedHashMap<>();
-            s.exitsByReason().forEach((r, n) -> by.put(r.name().toLowerCase(Locale.ROOT), n));
-            v.put("exits_by_reason", by);
-            v.put("ms_in_kvm_run", s.nanosInKvmRun() / 1_000_000);
-            v.put("ms_outside", s.nanosOutside() / 1_000_000);
-            return (Object) v;
-        }).toList());
-        m.put("pvlock", pvLockStats(pvLock));
-        return m;
     }
 }

@@ -9,6 +9,7 @@ import java.time.Duration;
 
 import org.jkvm.kvm.Arch;
 import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.config.VmConfig;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -155,9 +156,14 @@ class RunCommandTest {
     }
 
     @Test
-    void missingKernelIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> config());
-        assertEquals("--kernel is required: the guest's arm64 Image", e.getMessage());
+    void missingKernelIsRefusedNamingTheOption() {
+        // the core names the setting; the CLI's error handler says it as the option
+        SettingException e = assertThrows(SettingException.class, () -> config());
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err, true));
+        assertEquals(2, new ErrorHandler().handleExecutionException(e, cl, null));
+        assertEquals("jkvm: --kernel: give the guest's arm64 Image" + System.lineSeparator(), err.toString());
     }
 
     @Test

@@ -13,16 +13,17 @@ import java.util.Optional;
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockDevice;
-import org.jkvm.pvlock.PvLockStats;
+import org.jkvm.pvlock.PvLockTotals;
 import org.jkvm.vmm.VmOutcome;
-import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.launch.Launch;
+import org.jkvm.vmm.launch.RunReport;
 import org.jkvm.vmm.vcpu.ThreadSchedStat;
 import org.jkvm.vmm.vcpu.VcpuStats;
 
 /**
- * Runs one cell of the matrix for real: boots the spec's VMs for that variant and workload in
+ * Runs one cell of the matrix for real: launches the spec's VMs for that variant and workload in
  * this process (all of them at once, each on its own vCPU threads, pinned as the variant says),
  * reads each guest's RESULT line from its console, and collects the host-side statistics.
  */
@@ -30,13 +31,18 @@ public final class ExperimentRunner {
     private final Kvm kvm;
     private final ExperimentSpec spec;
 
+    /** Runs {@code spec}'s cells on {@code kvm}. */
     public ExperimentRunner(Kvm kvm, ExperimentSpec spec) {
         this.kvm = kvm;
         this.spec = spec;
     }
 
-    /** One VM's part of a run. */
-    private record VmRun(Arm64Vm vm, PvLockDevice pvLock, ByteArrayOutputStream console) {}
+    /** One VM's part of a run: its launch, console, and report once it has ended. */
+    private static final class VmRun {
+        final ByteArrayOutputStream console = new ByteArrayOutputStream();
+        Launch launch;
+        RunReport report;
+    }
 
     /** Runs one cell; a failure (guest, KVM, timeout) comes back as a failed result, not an exception. */
     public RunResult run(Run run) {
@@ -57,26 +63,31 @@ public final class ExperimentRunner {
                     "console=ttyS0 panic=-1 quiet " + spec.cmdline(run.workload()), spec.vcpus(v), spec.memory(),
                     spec.pinSet(v), new PvOptions(v.stealTime()), spec.timeout(run.workload()));
             for (int i = 0; i < spec.vms(); i++) {
-                ByteArrayOutputStream console = new ByteArrayOutputStream();
-                Arm64Vm vm = Arm64Vm.create(kvm, config, console);
-                vms.add(new VmRun(vm, PvLockDevice.attach(vm, v.pvlock()), console));
+                VmRun r = new VmRun();
+                vms.add(r);
+                r.launch = Launch.prepare(kvm, config, r.console, List.of(PvLockDevice.attaching(v.pvlock())));
             }
             List<Thread> threads = new ArrayList<>();
-            VmOutcome[] outcomes = new VmOutcome[vms.size()];
             for (int i = 0; i < vms.size(); i++) {
-                int k = i;
-                threads.add(Thread.ofPlatform().name("vm-" + i).start(() -> outcomes[k] = runVm(vms.get(k).vm())));
+                VmRun r = vms.get(i);
+                threads.add(Thread.ofPlatform().name("vm-" + i).start(() -> r.report = runVm(r.launch)));
             }
             for (Thread t : threads) t.join();
-            vms.getFirst().vm().guestKernelRelease().ifPresent(g -> kernels.put("guest", g));
+            for (int i = 0; i < vms.size(); i++) {
+                if (vms.get(i).report == null) {
+                    return RunResult.failed(run, "vm " + i + ": interrupted", (System.nanoTime() - t0) / 1e9, started, host);
+                }
+            }
+            vms.getFirst().report.guestKernel().ifPresent(g -> kernels.put("guest", g));
             double wall = (System.nanoTime() - t0) / 1e9;
             collect(host, vms);
             List<GuestResult> results = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {
-                String out = vms.get(i).console().toString(StandardCharsets.UTF_8);
+                VmOutcome outcome = vms.get(i).report.outcome();
+                String out = vms.get(i).console.toString(StandardCharsets.UTF_8);
                 Optional<GuestResult> r = out.lines().map(GuestResult::parse).flatMap(Optional::stream).findFirst();
-                if (!(outcomes[i] instanceof VmOutcome.PowerOff) || r.isEmpty()) {
-                    return RunResult.failed(run, "vm " + i + ": " + outcomes[i] + (r.isEmpty() ? ", no RESULT line; console ends: "
+                if (!(outcome instanceof VmOutcome.PowerOff) || r.isEmpty()) {
+                    return RunResult.failed(run, "vm " + i + ": " + outcome + (r.isEmpty() ? ", no RESULT line; console ends: "
                             + tail(out) : ""), wall, started, host);
                 }
                 results.add(r.get());
@@ -89,18 +100,19 @@ public final class ExperimentRunner {
             return RunResult.failed(run, "interrupted", (System.nanoTime() - t0) / 1e9, started, host);
         } finally {
             for (VmRun r : vms) {
-                r.pvLock().close();
-                r.vm().close();
+                if (r.launch != null) r.launch.close();
             }
         }
     }
 
-    private static VmOutcome runVm(Arm64Vm vm) {
+    /** The VM's report, or null when its thread was interrupted before the guest ended. */
+    private static RunReport runVm(Launch launch) {
         try {
-            return vm.run();
+            return launch.run();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new VmOutcome.Stopped("interrupted");
+            launch.stop("interrupted");
+            return null;
         }
     }
 
@@ -110,7 +122,7 @@ public final class ExperimentRunner {
         long preemptions = 0, voluntary = 0;
         boolean sched = true;
         for (VmRun r : vms) {
-            for (VcpuStats s : r.vm().machine().stats()) {
+            for (VcpuStats s : r.report.vcpus()) {
                 exits += s.totalExits();
                 inRun += s.nanosInKvmRun();
                 outside += s.nanosOutside();
@@ -121,15 +133,13 @@ public final class ExperimentRunner {
                     waiting += t.get().waitingNanos();
                 }
             }
-            PvLockStats p = r.pvLock().stats();
-            for (int i = 0; i < p.vcpus(); i++) {
-                calls += p.pvLockCalls(i);
-                set += p.preemptedSet(i);
-                cleared += p.preemptedCleared(i);
-                seen += p.changesSeen(i);
-                preemptions += p.preemptions(i);
-                voluntary += p.voluntarySwitchOuts(i);
-            }
+            PvLockTotals p = r.launch.extension(PvLockDevice.class).stats().totals();
+            calls += p.pvLockCalls();
+            set += p.preemptedSet();
+            cleared += p.preemptedCleared();
+            seen += p.changesSeen();
+            preemptions += p.preemptions();
+            voluntary += p.voluntarySwitchOuts();
         }
         host.put("exits", exits);
         host.put("ms_in_kvm_run", inRun / 1_000_000);

@@ -1,0 +1,83 @@
+package org.jkvm.cli;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.jkvm.pvlock.PvLockDevice;
+import org.jkvm.pvlock.PvLockStats;
+import org.jkvm.vmm.launch.RunReport;
+import org.jkvm.vmm.vcpu.VcpuStats;
+
+/** The tree {@code jkvm run --stats-json} writes: the run, each vCPU's exits, and the PV-lock device's counters. */
+final class RunStatsJson {
+    private RunStatsJson() {}
+
+    static Map<String, Object> of(RunReport run, PvLockDevice pvLock) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("outcome", run.outcome().getClass().getSimpleName().toLowerCase(Locale.ROOT));
+        m.put("outcome_detail", OutcomeText.describe(run.outcome()));
+        Map<String, Object> kernels = new LinkedHashMap<>();
+        kernels.put("host", run.hostKernel());
+        kernels.put("guest", run.guestKernel().orElse(null));
+        m.put("kernels", kernels);
+        m.put("setup_ms", run.setup().toMillis());
+        m.put("run_ms", run.ran().toMillis());
+        m.put("stray_mmio", run.strayMmio());
+        m.put("steal_time_region", run.stealTimeRegion().isPresent() ? hex(run.stealTimeRegion().getAsLong()) : null);
+        m.put("vcpus", run.vcpus().stream().map(RunStatsJson::vcpu).toList());
+        m.put("pvlock", pvLock(pvLock));
+        return m;
+    }
+
+    private static Object vcpu(VcpuStats s) {
+        Map<String, Object> v = new LinkedHashMap<>();
+        v.put("vcpu", s.vcpu());
+        v.put("exits", s.totalExits());
+        Map<String, Object> by = new LinkedHashMap<>();
+        s.exitsByReason().forEach((r, n) -> by.put(r.name().toLowerCase(Locale.ROOT), n));
+        v.put("exits_by_reason", by);
+        v.put("ms_in_kvm_run", s.nanosInKvmRun() / 1_000_000);
+        v.put("ms_outside", s.nanosOutside() / 1_000_000);
+        return v;
+    }
+
+    private static Map<String, Object> pvLock(PvLockDevice pvLock) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mode", pvLock.resolution().mode().cliName());
+        m.put("reason", pvLock.resolution().reason());
+        m.put("region", pvLock.region() == null ? null : hex(pvLock.region().region().gpa()));
+        m.put("switch_source", pvLock.switchSource());
+        m.put("answered_by", pvLock.region() == null ? null : pvLock.answeredByJkvm() ? "jkvm" : "kernel");
+        PvLockStats s = pvLock.stats();
+        List<Object> per = new ArrayList<>();
+        for (int v = 0; v < s.vcpus(); v++) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("vcpu", v);
+            e.put("feature_calls", s.featureCalls(v));
+            e.put("pvlock_calls", s.pvLockCalls(v));
+            e.put("preempted_set", s.preemptedSet(v));
+            e.put("preempted_cleared", s.preemptedCleared(v));
+            e.put("preemptions", s.preemptions(v));
+            e.put("voluntary_switch_outs", s.voluntarySwitchOuts(v));
+            double share = s.preemptedShare(v);
+            e.put("preempted_share", Double.isNaN(share) ? null : Math.round(share * 10_000) / 10_000.0);
+            e.put("kernel_changes_seen", s.changesSeen(v));
+            per.add(e);
+        }
+        m.put("vcpus", per);
+        Map<String, Object> st = new LinkedHashMap<>();
+        st.put("switches", s.staleness().count());
+        st.put("mean_ns", s.staleness().meanNanos());
+        st.put("p99_ns_upper_bound", s.staleness().quantileNanos(0.99));
+        st.put("max_ns", s.staleness().maxNanos());
+        m.put("staleness", st);
+        return m;
+    }
+
+    private static String hex(long address) {
+        return "0x" + Long.toHexString(address);
+    }
+}

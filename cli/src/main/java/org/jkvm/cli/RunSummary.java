@@ -1,0 +1,38 @@
+package org.jkvm.cli;
+
+import java.io.PrintWriter;
+
+import org.jkvm.pvlock.PvLockDevice;
+import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.pvlock.PvLockStats;
+import org.jkvm.pvlock.PvLockTotals;
+import org.jkvm.vmm.launch.RunReport;
+
+/** {@code jkvm run}'s closing lines on stderr: how the guest ended, its exits, and what PV lock did. */
+final class RunSummary {
+    private RunSummary() {}
+
+    static void print(PrintWriter err, RunReport run, PvLockDevice pvLock) {
+        err.printf("jkvm: %s after %.2f s; %d exits%s%n", OutcomeText.describe(run.outcome()), run.ran().toNanos() / 1e9,
+                run.exits(), run.strayMmio() == 0 ? "" : ", " + run.strayMmio() + " accesses to unmapped addresses");
+        if (pvLock.region() != null) {
+            PvLockStats s = pvLock.stats();
+            PvLockTotals t = s.totals();
+            if (pvLock.resolution().mode() == PvLockMode.KERNEL) {
+                err.printf("jkvm: PV lock: %d PV-lock calls answered by jkvm; the host kernel changed preempted %d times,"
+                        + " set in %.1f%% of the samples (read from the VMM side)%n",
+                        t.pvLockCalls(), t.changesSeen(), t.preemptedShare() * 100);
+            } else {
+                err.printf("jkvm: PV lock: %d PV-lock calls answered; %d preemptions and %d voluntary switch-outs of vCPU threads;"
+                        + " preempted set %d and cleared %d times by jkvm, set %.1f%% of the time%s%s%n",
+                        t.pvLockCalls(), t.preemptions(), t.voluntarySwitchOuts(), t.preemptedSet(), t.preemptedCleared(),
+                        t.preemptedShare() * 100,
+                        pvLock.switchSource() == null ? "" : "; switches from " + pvLock.switchSource(),
+                        s.staleness().count() == 0 ? "" : String.format(
+                                ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
+                                s.staleness().quantileNanos(0.99) / 1000, s.staleness().maxNanos() / 1000));
+            }
+        }
+        err.flush();
+    }
+}
