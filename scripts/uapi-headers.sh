@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Fetches the Linux 6.12 uapi headers jkvm's generated bindings and conformance test are
 # built from, without installing anything into the system: `apt-get download` of the newest
-# 6.12 versions of two Debian trixie packages, unpacked with `dpkg -x` into a cache.
+# 6.12 versions of two Debian trixie packages, unpacked with `dpkg-deb -x` into a cache
+# (scripts/debs.sh).
 #
 #   x86_64:  linux-libc-dev             (arch all; /usr/include + /usr/include/x86_64-linux-gnu)
 #   aarch64: linux-libc-dev-arm64-cross (arch all; /usr/aarch64-linux-gnu/include)
 #
 # Cache: ${JKVM_CACHE:-$HOME/.cache/jkvm}/uapi/<package>_<version>/  (a warm run only asks
-# apt-cache which versions are offered). Needs the trixie suite in apt's lists: run scripts/apt-suites.sh (root) and
-# `apt-get update` once.
+# apt-cache which versions are offered; the last .deb fetched stays in uapi/debs). Needs the
+# trixie suite in apt's lists: run scripts/apt-suites.sh (root) and `apt-get update` once.
 #
 # Output (stdout), one KEY=VALUE per line, shell-quoted, so `eval "$(scripts/uapi-headers.sh)"`
 # works and other tools can parse it:
@@ -32,40 +33,28 @@ SERIES='6\.12\..*'
 
 cache=${JKVM_CACHE:-$HOME/.cache/jkvm}/uapi
 
-die() { echo "uapi-headers: $*" >&2; exit 2; }
+log() { echo "uapi-headers: $*" >&2; }
+die() { log "$@"; exit 2; }
+# shellcheck source-path=SCRIPTDIR source=debs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/debs.sh"
 
 # fetch PKG VERSION -> prints the unpacked root
 fetch() {
-  local pkg=$1 ver=$2 dest="$cache/${1}_${2}"
+  local pkg=$1 ver=$2 dest="$cache/${1}_${2}" tmp
   if [ -f "$dest/.complete" ]; then
     printf '%s\n' "$dest"
     return
   fi
-  command -v apt-get >/dev/null && command -v dpkg >/dev/null \
-    || die "need apt-get and dpkg (Debian/Ubuntu) to fetch $pkg=$ver"
-  mkdir -p "$cache"
-  local tmp
+  debs_init "$cache"
+  debs_resolve "$pkg=$ver"
+  debs_fetch
   tmp=$(mktemp -d "$cache/.tmp.XXXXXX")
-  # apt's _apt sandbox user must be able to write the download dir.
-  chmod 0777 "$tmp"
-  echo "uapi-headers: downloading $pkg=$ver" >&2
-  local sandbox=()
-  # As root, a cache under a 0700 home is out of _apt's reach: download as root, quietly.
-  [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
-  if ! (cd "$tmp" && apt-get download -q "${sandbox[@]}" "$pkg=$ver" >&2); then
-    rm -rf "$tmp"
-    die "cannot download $pkg=$ver. It comes from Debian trixie: run (as root)
-  scripts/apt-suites.sh && apt-get update
-then check that 'apt-cache policy $pkg' lists $ver."
-  fi
-  local deb
-  deb=$(ls "$tmp"/*.deb)
-  mkdir -p "$tmp/root"
-  dpkg -x "$deb" "$tmp/root"
+  debs_unpack "$tmp/root"
   touch "$tmp/root/.complete"
   rm -rf "$dest"
   mv "$tmp/root" "$dest"
   rm -rf "$tmp"
+  debs_prune
   printf '%s\n' "$dest"
 }
 
