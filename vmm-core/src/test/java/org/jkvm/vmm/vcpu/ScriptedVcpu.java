@@ -13,7 +13,8 @@ import org.jkvm.vmm.bus.MmioBus;
  * A vCPU without KVM: hands the run loop a script of exits, one per {@link #run}, and records
  * what the loop hands back to the guest. When the script is done it stops the machine the way
  * a stop from outside does (the outcome {@link #SCRIPT_ENDED}, then a kick: INTR). Entering the
- * guest after the machine stopped is a test failure. Running a script allocates nothing.
+ * guest after the machine stopped is a test failure. Replaying MMIO writes and INTRs allocates
+ * nothing (the steps are built beforehand), so the loop's own allocation can be measured.
  */
 public final class ScriptedVcpu implements VcpuExits {
     /** The outcome of a script that ran to its end without the guest ending the machine. */
@@ -77,9 +78,10 @@ public final class ScriptedVcpu implements VcpuExits {
 
     /** A hypercall of function {@code nr} with {@code arguments}. */
     public ScriptedVcpu hypercall(long nr, long... arguments) {
+        long[] args = arguments.clone();
         return step(ExitReason.HYPERCALL, v -> {
             v.hypercallNr = nr;
-            v.hypercallArguments = arguments.clone();
+            v.hypercallArguments = args;
         });
     }
 
