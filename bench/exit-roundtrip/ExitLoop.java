@@ -1,5 +1,8 @@
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+
+import com.sun.management.ThreadMXBean;
 
 import org.jkvm.kvm.ExitReason;
 import org.jkvm.kvm.Kvm;
@@ -10,22 +13,45 @@ import org.jkvm.kvm.VmFd;
 import org.jkvm.kvm.sys.x86_64.kvm_regs;
 import org.jkvm.kvm.sys.x86_64.kvm_segment;
 import org.jkvm.kvm.sys.x86_64.kvm_sregs;
+import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.bus.HypercallBus;
+import org.jkvm.vmm.bus.MmioBus;
+import org.jkvm.vmm.bus.MmioDevice;
+import org.jkvm.vmm.vcpu.MachineControl;
+import org.jkvm.vmm.vcpu.VcpuLoop;
 
 /**
- * The Java side of the exit round-trip benchmark: the guest of exit_loop_x86.c, run through
- * jkvm's bindings. Prints ns per exit after a warm-up, in the C peer's format.
+ * The Java side of the exit round-trip benchmark: the guests of exit_loop_x86.c, run by jkvm.
+ * Guest io: its OUTs answered by a loop over jkvm's bindings (KVM_RUN, read kvm_run), the C
+ * peer's work. Guest mmio: its stores handled by the VMM's own run loop ({@link VcpuLoop}: exit
+ * dispatch, statistics, the MMIO bus) and a device that counts them, what every guest exit of a
+ * real VM goes through. Prints ns per exit after a warm-up, in the C peer's format, and for
+ * mmio the time per exit spent in jkvm between KVM_RUNs (the loop's own statistics) and the
+ * bytes the vCPU thread allocated per exit.
  *
- * usage: java --enable-native-access=ALL-UNNAMED -cp jkvm.jar ExitLoop.java EXITS
+ * usage: java --enable-native-access=ALL-UNNAMED -cp jkvm.jar ExitLoop.java EXITS [io|mmio]
  */
 public class ExitLoop {
+    /** mov dx, 0x3f8; loop: inc al; out dx, al; jmp loop */
+    static final byte[] OUT_LOOP = {(byte) 0xba, (byte) 0xf8, 0x03, (byte) 0xfe, (byte) 0xc0, (byte) 0xee, (byte) 0xeb, (byte) 0xfb};
+    /** mov bx, 0x9000; loop: inc al; mov [bx], al; jmp loop */
+    static final byte[] STORE_LOOP = {(byte) 0xbb, 0x00, (byte) 0x90, (byte) 0xfe, (byte) 0xc0, (byte) 0x88, 0x07, (byte) 0xeb, (byte) 0xfa};
+    static final int RAM = 0x8000;
+    static final int CODE = 0x1000;
+    /** Past the RAM: no memory slot, so each store exits to the VMM. */
+    static final long STORE = 0x9000;
+
     public static void main(String[] args) {
         long exits = args.length > 0 ? Long.parseLong(args[0]) : 200_000;
-        // mov dx, 0x3f8; loop: inc al; out dx, al; jmp loop
-        byte[] code = {(byte) 0xba, (byte) 0xf8, 0x03, (byte) 0xfe, (byte) 0xc0, (byte) 0xee, (byte) 0xeb, (byte) 0xfb};
+        String guest = args.length > 1 ? args[1] : "io";
+        if (!guest.equals("io") && !guest.equals("mmio")) throw new IllegalArgumentException("guest " + guest + ": io or mmio");
+        byte[] code = guest.equals("io") ? OUT_LOOP : STORE_LOOP;
+        // C2 compiles the exit path after about 100k trips round the loop (KVM-PVM, JDK 25)
+        long warmup = Math.max(150_000, exits / 4);
         try (Kvm kvm = Kvm.open();
              VmFd vm = kvm.createVm();
-             MappedMemory ram = MappedMemory.anonymous(0x8000, false)) {
-            MemorySegment.copy(MemorySegment.ofArray(code), 0, ram.segment(), 0x1000, code.length);
+             MappedMemory ram = MappedMemory.anonymous(RAM, false)) {
+            MemorySegment.copy(MemorySegment.ofArray(code), 0, ram.segment(), CODE, code.length);
             vm.setUserMemoryRegion(0, 0, 0, ram.segment());
             try (VcpuFd vcpu = vm.createVcpu(0); Arena a = Arena.ofConfined()) {
                 MemorySegment sregs = vcpu.getSregs(a);
@@ -33,27 +59,104 @@ public class ExitLoop {
                 kvm_segment.selector(kvm_sregs.cs(sregs), (short) 0);
                 vcpu.setSregs(sregs);
                 MemorySegment regs = vcpu.getRegs(a);
-                kvm_regs.rip(regs, 0x1000);
+                kvm_regs.rip(regs, CODE);
                 kvm_regs.rflags(regs, 2);
                 vcpu.setRegs(regs);
-                KvmRun run = vcpu.kvmRun();
-                loop(vcpu, run, Math.max(20_000, exits / 4)); // warm-up: JIT the exit path
-                long start = System.nanoTime();
-                long sum = loop(vcpu, run, exits);
-                long took = System.nanoTime() - start;
-                System.out.printf("java %.1f ns/exit (%d exits, checksum %d)%n", (double) took / exits, exits, sum);
+                if (guest.equals("io")) outLoop(vcpu, warmup, exits);
+                else throughVcpuLoop(vcpu, warmup, exits);
             }
         }
     }
 
-    private static long loop(VcpuFd vcpu, KvmRun run, long exits) {
+    private static void outLoop(VcpuFd vcpu, long warmup, long exits) {
+        KvmRun run = vcpu.kvmRun();
         long sum = 0;
-        for (long i = 0; i < exits; i++) {
+        long start = 0;
+        for (long i = 0; i < warmup + exits; i++) {
+            if (i == warmup) {
+                start = System.nanoTime();
+                sum = 0;
+            }
             if (vcpu.run() != ExitReason.IO || run.ioPort() != 0x3f8) {
                 throw new IllegalStateException("unexpected exit " + run.exitReasonNumber());
             }
             sum += run.ioDataByte(0);
         }
-        return sum;
+        long took = System.nanoTime() - start;
+        System.out.printf("java-io %.1f ns/exit (%d exits, checksum %d)%n", (double) took / exits, exits, sum);
+    }
+
+    private static void throughVcpuLoop(VcpuFd vcpu, long warmup, long exits) {
+        StoreCounter counter = new StoreCounter(warmup, exits);
+        MmioBus mmio = new MmioBus();
+        mmio.register("store-counter", STORE, 0x1000, counter);
+        // the guest makes neither hypercalls nor system events: no registers, no event mapping
+        VcpuLoop loop = new VcpuLoop(vcpu, mmio, new HypercallBus(), null, null, counter, null, null);
+        counter.loop = loop;
+        loop.run();
+        if (counter.outcome != null) throw new IllegalStateException("the VM ended: " + counter.outcome);
+        System.out.printf("java-mmio %.1f ns/exit (%d exits, checksum %d, %.1f ns/exit in jkvm outside KVM_RUN, %.2f B/exit allocated)%n",
+                counter.measured(counter.clock) / exits, exits, counter.sum,
+                counter.measured(counter.outside) / exits, counter.measured(counter.allocated) / exits);
+    }
+
+    /**
+     * The MMIO device the guest stores to, and the machine that stops after the warm-up and the
+     * measured stores. It marks where the measured ones start and end from inside the one run of
+     * the loop, so the measurement sees the loop as a VM's life does: compiled once, never left.
+     */
+    static final class StoreCounter implements MmioDevice, MachineControl {
+        /**
+         * After which store to mark: halfway through the warm-up (a dry run, so the JIT has seen
+         * a mark before it compiles the loop and the real ones do not deoptimise it), at the
+         * warm-up's end, at the end; the last never comes.
+         */
+        private final long[] marks;
+        private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        /** At each mark: the clock, the loop's time outside KVM_RUN, the bytes this thread allocated. */
+        final long[] clock = new long[3];
+        final long[] outside = new long[3];
+        final long[] allocated = new long[3];
+        private int marked;
+        VcpuLoop loop;
+        VmOutcome outcome;
+        long stores;
+        long sum;
+
+        StoreCounter(long warmup, long exits) {
+            marks = new long[] {warmup / 2, warmup, warmup + exits, Long.MAX_VALUE};
+        }
+
+        /** What {@code figure} grew by over the measured stores. */
+        double measured(long[] figure) {
+            return figure[2] - figure[1];
+        }
+
+        @Override
+        public long read(int vcpu, long offset, int size) {
+            throw new IllegalStateException("the guest only stores");
+        }
+
+        @Override
+        public void write(int vcpu, long offset, int size, long value) {
+            stores++;
+            sum += value;
+            if (stores == marks[marked]) {
+                clock[marked] = System.nanoTime();
+                outside[marked] = loop.stats().nanosOutside();
+                allocated[marked] = threads.getCurrentThreadAllocatedBytes();
+                marked++;
+            }
+        }
+
+        @Override
+        public boolean stopping() {
+            return marked == 3 || outcome != null;
+        }
+
+        @Override
+        public void finish(VmOutcome o) {
+            if (outcome == null) outcome = o;
+        }
     }
 }

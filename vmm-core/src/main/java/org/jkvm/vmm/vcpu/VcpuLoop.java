@@ -7,7 +7,6 @@ import java.util.Optional;
 import org.jkvm.kvm.ExitReason;
 import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.KvmException;
-import org.jkvm.kvm.KvmRun;
 import org.jkvm.kvm.VcpuFd;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.bus.HypercallBus;
@@ -16,15 +15,16 @@ import org.jkvm.vmm.bus.MmioBus;
 /**
  * One vCPU's thread body: pins itself if asked, enters the guest, sends each exit to the bus
  * that owns it, and returns when the machine stops. An exit it cannot handle ends the machine
- * with a {@link VmOutcome.Failed} that names the vCPU and the exit.
+ * with a {@link VmOutcome.Failed} that names the vCPU and the exit. It reads each exit through
+ * {@link VcpuExits}, in place and without allocating; a test drives it with a scripted vCPU.
  */
 public final class VcpuLoop implements Runnable {
     private static final System.Logger LOG = System.getLogger(VcpuLoop.class.getName());
 
-    private final VcpuFd vcpu;
+    private final VcpuExits vcpu;
+    private final int id;
     private final MmioBus mmio;
     private final HypercallBus hypercalls;
-    private final HypercallRegisters registers;
     private final SystemEvents systemEvents;
     private final MachineControl machine;
     private final BitSet pin;
@@ -37,15 +37,21 @@ public final class VcpuLoop implements Runnable {
      */
     public VcpuLoop(VcpuFd vcpu, MmioBus mmio, HypercallBus hypercalls, HypercallRegisters registers,
                     SystemEvents systemEvents, MachineControl machine, BitSet pin, VcpuRunListener listener) {
+        this(new KvmVcpuExits(vcpu, registers), mmio, hypercalls, systemEvents, machine, pin, listener);
+    }
+
+    /** The loop over any vCPU's exits, e.g. a scripted one in a test; parameters as above. */
+    public VcpuLoop(VcpuExits vcpu, MmioBus mmio, HypercallBus hypercalls, SystemEvents systemEvents,
+                    MachineControl machine, BitSet pin, VcpuRunListener listener) {
         this.vcpu = vcpu;
+        this.id = vcpu.id();
         this.mmio = mmio;
         this.hypercalls = hypercalls;
-        this.registers = registers;
         this.systemEvents = systemEvents;
         this.machine = machine;
         this.pin = pin;
         this.listener = listener;
-        this.stats = new VcpuStats(vcpu.id());
+        this.stats = new VcpuStats(id);
     }
 
     /** This vCPU's counters. */
@@ -59,52 +65,51 @@ public final class VcpuLoop implements Runnable {
         try {
             if (pin != null) HostCpus.pinCurrentThread(pin);
             vcpu.bindToCurrentThread();
-            if (listener != null) listener.started(vcpu.id(), HostCpus.currentTid());
+            if (listener != null) listener.started(id, HostCpus.currentTid());
             loop();
         } catch (KvmException | IllegalStateException e) {
-            machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id() + ": " + e.getMessage(), e));
+            machine.finish(new VmOutcome.Failed("vcpu " + id + ": " + e.getMessage(), e));
         } catch (RuntimeException | Error e) {
-            LOG.log(Level.ERROR, "vcpu " + vcpu.id() + " failed", e);
-            machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id() + ": " + e, e));
+            LOG.log(Level.ERROR, "vcpu " + id + " failed", e);
+            machine.finish(new VmOutcome.Failed("vcpu " + id + ": " + e, e));
         } finally {
             start.ifPresent(s -> ThreadSchedStat.current().ifPresent(end -> stats.scheduled(end.since(s))));
-            if (listener != null) listener.stopped(vcpu.id());
+            if (listener != null) listener.stopped(id);
         }
     }
 
     private void loop() {
-        KvmRun run = vcpu.kvmRun();
         long left = System.nanoTime();
         while (!machine.stopping()) {
-            if (listener != null) listener.entering(vcpu.id());
+            if (listener != null) listener.entering(id);
             long entered = System.nanoTime();
             ExitReason exit = vcpu.run();
             long returned = System.nanoTime();
-            if (listener != null) listener.left(vcpu.id());
+            if (listener != null) listener.left(id);
             stats.exit(exit, returned - entered, entered - left);
             left = returned;
             switch (exit) {
                 case MMIO -> {
-                    if (run.mmioIsWrite()) {
-                        mmio.write(vcpu.id(), run.mmioAddress(), run.mmioLength(), run.mmioValue());
+                    if (vcpu.mmioIsWrite()) {
+                        mmio.write(id, vcpu.mmioAddress(), vcpu.mmioLength(), vcpu.mmioValue());
                     } else {
-                        run.setMmioValue(mmio.read(vcpu.id(), run.mmioAddress(), run.mmioLength()));
+                        vcpu.setMmioValue(mmio.read(id, vcpu.mmioAddress(), vcpu.mmioLength()));
                     }
                 }
-                case HYPERCALL -> registers.returnValues(vcpu,
-                        hypercalls.call(vcpu.id(), run.hypercallNr(), registers.arguments(vcpu)));
-                case SYSTEM_EVENT -> machine.finish(systemEvents.outcome(run.systemEventType(), vcpu.id()));
+                case HYPERCALL -> vcpu.returnHypercall(
+                        hypercalls.call(id, vcpu.hypercallNr(), vcpu.hypercallArguments()));
+                case SYSTEM_EVENT -> machine.finish(systemEvents.outcome(vcpu.systemEventType(), id));
                 case INTR -> { }
-                case FAIL_ENTRY -> machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id()
+                case FAIL_ENTRY -> machine.finish(new VmOutcome.Failed("vcpu " + id
                         + ": KVM could not enter the guest, hardware reason 0x"
-                        + Long.toHexString(run.failEntryReason()), null));
-                case INTERNAL_ERROR -> machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id()
-                        + ": KVM internal error, suberror " + run.internalSuberror(), null));
-                case ARM_NISV -> machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id()
-                        + ": the guest accessed 0x" + Long.toHexString(run.armNisvFaultIpa())
+                        + Long.toHexString(vcpu.failEntryReason()), null));
+                case INTERNAL_ERROR -> machine.finish(new VmOutcome.Failed("vcpu " + id
+                        + ": KVM internal error, suberror " + vcpu.internalSuberror(), null));
+                case ARM_NISV -> machine.finish(new VmOutcome.Failed("vcpu " + id
+                        + ": the guest accessed 0x" + Long.toHexString(vcpu.armNisvFaultIpa())
                         + " with an instruction KVM cannot decode (ESR ISS 0x"
-                        + Long.toHexString(run.armNisvEsrIss()) + "); nothing is mapped there", null));
-                default -> machine.finish(new VmOutcome.Failed("vcpu " + vcpu.id() + ": unexpected exit "
+                        + Long.toHexString(vcpu.armNisvEsrIss()) + "); nothing is mapped there", null));
+                default -> machine.finish(new VmOutcome.Failed("vcpu " + id + ": unexpected exit "
                         + exit + " (" + exit.number() + ")", null));
             }
         }
