@@ -16,6 +16,7 @@ import org.jkvm.kvm.sys.x86_64.kvm_sregs;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
+import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.bus.MmioDevice;
 import org.jkvm.vmm.vcpu.MachineControl;
 import org.jkvm.vmm.vcpu.VcpuLoop;
@@ -89,7 +90,7 @@ public class ExitLoop {
     private static void throughVcpuLoop(VcpuFd vcpu, long warmup, long exits) {
         StoreCounter counter = new StoreCounter(warmup, exits);
         MmioBus mmio = new MmioBus();
-        mmio.register("store-counter", STORE, 0x1000, counter);
+        mmio.register("store-counter", MmioWindow.of(STORE, 0x1000), counter);
         // the guest makes neither hypercalls nor system events: no registers, no event mapping
         VcpuLoop loop = new VcpuLoop(vcpu, mmio, new HypercallBus(), null, null, counter, null, null);
         counter.loop = loop;

@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import org.jkvm.kvm.ExitReason;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
+import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.bus.MmioDevice;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class VcpuLoopAllocationTest {
 
     @Test
     void mmioExitsAllocateLessThanAByteEach() {
-        mmio.register("counter", DEVICE, 0x1000, new MmioDevice() {
+        mmio.register("counter", MmioWindow.of(DEVICE, 0x1000), new MmioDevice() {
             @Override
             public long read(int vcpu, long offset, int size) {
                 return written;

@@ -8,6 +8,7 @@ import org.jkvm.kvm.ExitReason;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
+import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.bus.MmioDevice;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -59,7 +60,7 @@ class VcpuLoopTest {
 
     @Test
     void mmioWriteReachesTheDeviceThatOwnsTheAddressAndTheGuestGoesOn() {
-        mmio.register("uart", UART, 0x1000, device);
+        mmio.register("uart", MmioWindow.of(UART, 0x1000), device);
         ScriptedVcpu vcpu = new ScriptedVcpu(2, machine).mmioWrite(UART + 4, 1, 0x41);
         VcpuLoop loop = run(vcpu);
         assertTrue(vcpu.bound());
@@ -70,7 +71,7 @@ class VcpuLoopTest {
 
     @Test
     void mmioReadHandsTheDevicesValueToTheGuest() {
-        mmio.register("uart", UART, 0x1000, device);
+        mmio.register("uart", MmioWindow.of(UART, 0x1000), device);
         ScriptedVcpu vcpu = new ScriptedVcpu(1, machine).mmioRead(UART + 0x18, 4).mmioRead(UART, 8);
         run(vcpu);
         assertEquals(List.of("read vcpu=1 offset=24 size=4", "read vcpu=1 offset=0 size=8"), accesses);
@@ -168,7 +169,7 @@ class VcpuLoopTest {
 
     @Test
     void aDeviceThatFailsEndsTheMachineNamingTheVcpu() {
-        mmio.register("broken", UART, 0x1000, new MmioDevice() {
+        mmio.register("broken", MmioWindow.of(UART, 0x1000), new MmioDevice() {
             @Override
             public long read(int vcpu, long offset, int size) {
                 throw new IllegalStateException("broken: no register at offset " + offset);
