@@ -4,7 +4,6 @@ import java.io.FileOutputStream;
 import java.io.FileDescriptor;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
@@ -13,11 +12,13 @@ import java.util.concurrent.Callable;
 
 import org.jkvm.experiment.Json;
 import org.jkvm.kvm.Arch;
+import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
+import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
@@ -104,7 +105,8 @@ final class RunCommand implements Callable<Integer> {
         VmConfig config = config();
         PrintWriter err = spec.commandLine().getErr();
         OutputStream console = new FileOutputStream(FileDescriptor.out);
-        try (Kvm kvm = Kvm.open();
+        try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
+             Kvm kvm = Kvm.open();
              Launch launch = Launch.prepare(kvm, config, console, List.of(PvLockDevice.attaching(pvlock)))) {
             Arm64Vm vm = launch.vm();
             PvLockDevice pvLock = launch.extension(PvLockDevice.class);
@@ -117,9 +119,19 @@ final class RunCommand implements Callable<Integer> {
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
             RunReport run = launch.run();
             RunSummary.print(err, run, pvLock);
-            if (statsJson != null) Files.writeString(statsJson, Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
+            if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
             return exitCode(run.outcome());
         }
+    }
+
+    /**
+     * What can fail before KVM is opened, so a long run does not fail at its start or end on it: the
+     * pin set against the CPUs this process may run on ({@code hostCpus}), and the --stats-json file,
+     * claimed now. Returns that claim, or null without --stats-json.
+     */
+    ClaimedOutput checkBeforeBoot(VmConfig config, BitSet hostCpus) {
+        if (config.pin() != null) CpuSet.checkWithin(config.pin(), hostCpus);
+        return statsJson == null ? null : ClaimedOutput.claim("--stats-json", statsJson);
     }
 
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */

@@ -5,7 +5,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
 
 import org.jkvm.kvm.Arch;
 import org.jkvm.vmm.config.CpuSet;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -78,11 +81,7 @@ class RunCommandTest {
 
     /** What {@code jkvm run args...} would boot, or the exception it would stop with. */
     static VmConfig config(String... args) throws Exception {
-        CommandLine cl = Main.commandLine();
-        CommandLine run = cl.getSubcommands().get("run");
-        cl.parseArgs(prepend("run", args));
-        RunCommand command = run.getCommand();
-        return command.config();
+        return command(args).config();
     }
 
     static String[] prepend(String first, String[] rest) {
@@ -233,5 +232,85 @@ class RunCommandTest {
         cl.setErr(new PrintWriter(err, true));
         assertEquals(1, new ErrorHandler().handleExecutionException(new IllegalStateException("boom"), cl, null));
         assertEquals("jkvm: boom" + System.lineSeparator(), err.toString());
+    }
+
+    /** The command picocli has filled from {@code jkvm run args...}, to reach what it checks before KVM on any host. */
+    static RunCommand command(String... args) {
+        CommandLine cl = Main.commandLine();
+        cl.parseArgs(prepend("run", args));
+        return cl.getSubcommands().get("run").getCommand();
+    }
+
+    /** What jkvm prints and exits with when {@code e} escapes a command. */
+    static void assertHandled(int exitCode, String line, Exception e) {
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err, true));
+        assertEquals(exitCode, new ErrorHandler().handleExecutionException(e, cl, null));
+        assertEquals(line + System.lineSeparator(), err.toString());
+    }
+
+    @Test
+    void cmdlineOverArm64LinuxsLimitIsRefusedNamingTheOption() {
+        SettingException e = assertThrows(SettingException.class, () -> config("--kernel", kernel.toString(), "--cmdline", "x".repeat(2048)));
+        assertHandled(2, "jkvm: --cmdline 2048 bytes: arm64 Linux keeps at most 2047 bytes of command line (COMMAND_LINE_SIZE)", e);
+    }
+
+    @Test
+    void pinWithACpuThisProcessMayNotUseIsRefusedBeforeKvmIsOpened() {
+        RunCommand c = command("--kernel", kernel.toString(), "--pin", "2-5");
+        SettingException e = assertThrows(SettingException.class, () -> c.checkBeforeBoot(c.config(), CpuSet.parse("0-3")));
+        assertHandled(2, "jkvm: --pin 2-5: this process may run on CPUs 0-3 only; 4-5 are not among them", e);
+        RunCommand fits = command("--kernel", kernel.toString(), "--pin", "1-2");
+        assertNull(assertDoesNotThrow(() -> fits.checkBeforeBoot(fits.config(), CpuSet.parse("0-3"))));
+    }
+
+    /** The refusal {@code jkvm run --stats-json target} gets before the guest boots. */
+    UserError statsJsonRefused(Path target) {
+        RunCommand c = command("--kernel", kernel.toString(), "--stats-json", target.toString());
+        return assertThrows(UserError.class, () -> c.checkBeforeBoot(c.config(), CpuSet.parse("0")));
+    }
+
+    @Test
+    void statsJsonThatCannotBeWrittenIsRefusedBeforeKvmIsOpened() throws IOException {
+        Path noFolder = dir.resolve("no/such/stats.json");
+        UserError e = statsJsonRefused(noFolder);
+        assertHandled(2, "jkvm: --stats-json " + noFolder + ": no such folder " + dir.resolve("no/such"), e);
+        assertEquals("--stats-json " + dir + ": is a directory", statsJsonRefused(dir).getMessage());
+        Path underAFile = kernel.resolve("stats.json");
+        assertEquals("--stats-json " + underAFile + ": cannot create a file in " + kernel + ": Not a directory",
+                statsJsonRefused(underAFile).getMessage());
+        Path locked = Files.createDirectory(dir.resolve("locked"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("r-xr-xr-x")));
+        // root may write in any folder, but not in sysfs
+        Path folder = Files.isWritable(locked) ? Path.of("/sys") : locked;
+        Path noPermission = folder.resolve("jkvm-stats.json");
+        assertTrue(statsJsonRefused(noPermission).getMessage().startsWith("--stats-json " + noPermission + ": cannot create a file in "
+                + folder + ": "), statsJsonRefused(noPermission).getMessage());
+        try (var left = Files.list(dir)) {
+            assertEquals(List.of("Image", "locked"), left.map(p -> p.getFileName().toString()).sorted().toList(), "no file left behind");
+        }
+    }
+
+    @Test
+    void statsJsonIsClaimedBeforeBootAndReplacedOnlyAtTheEnd() throws Exception {
+        Path stats = Files.writeString(dir.resolve("stats.json"), "old");
+        RunCommand c = command("--kernel", kernel.toString(), "--stats-json", stats.toString());
+        try (ClaimedOutput out = c.checkBeforeBoot(c.config(), CpuSet.parse("0"))) {
+            assertEquals("old", Files.readString(stats), "the run has not ended");
+            out.write("{}\n");
+        }
+        assertEquals("{}\n", Files.readString(stats));
+        try (ClaimedOutput out = c.checkBeforeBoot(c.config(), CpuSet.parse("0"))) {
+            assertEquals(3, countFiles(), "the claim is a file next to it");
+        }
+        assertEquals("{}\n", Files.readString(stats), "a run that failed before its end leaves it as it was");
+        assertEquals(2, countFiles(), "and takes its claim away");
+    }
+
+    private long countFiles() throws IOException {
+        try (var files = Files.list(dir)) {
+            return files.count();
+        }
     }
 }

@@ -15,7 +15,6 @@ import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockTotals;
 import org.jkvm.vmm.VmOutcome;
-import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
@@ -59,9 +58,7 @@ public final class ExperimentRunner {
         List<VmRun> vms = new ArrayList<>();
         Map<String, Number> host = new LinkedHashMap<>();
         try {
-            VmConfig config = new VmConfig(spec.kernel(v), spec.guest().initrd(),
-                    "console=ttyS0 panic=-1 quiet " + spec.cmdline(run.workload()), spec.vcpus(v), spec.memory(),
-                    spec.pinSet(v), new PvOptions(v.stealTime()), spec.timeout(run.workload()));
+            VmConfig config = spec.vmConfig(v, run.workload());
             for (int i = 0; i < spec.vms(); i++) {
                 VmRun r = new VmRun();
                 vms.add(r);

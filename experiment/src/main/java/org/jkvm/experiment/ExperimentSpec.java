@@ -16,7 +16,10 @@ import java.util.TreeSet;
 
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.PvOptions;
+import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.config.Sizes;
+import org.jkvm.vmm.config.VmConfig;
 
 /**
  * A scripted vCPU-overcommit experiment, read from a JSON file ({@link #load}); see
@@ -49,6 +52,12 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
 
     /** Seconds added to a workload's duration for the default per-run timeout (boot, shutdown). */
     public static final int TIMEOUT_SLACK_SECONDS = 120;
+
+    /** The most runs a spec may ask for, warm-up included: at seconds each, a million are months of machine time. */
+    public static final long MAX_RUNS = 1_000_000;
+
+    /** The kernel arguments jkvm puts before the spec's: the console, reboot on panic, a quiet boot. */
+    public static final String JKVM_CMDLINE = "console=ttyS0 panic=-1 quiet";
 
     public ExperimentSpec {
         workloads = List.copyOf(workloads);
@@ -183,6 +192,40 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
         return guest.cmdline().isEmpty() ? w.guestArgs() : guest.cmdline() + " " + w.guestArgs();
     }
 
+    /** The command line the guest kernel gets: jkvm's arguments, then {@link #cmdline}. */
+    public String kernelCmdline(Workload w) {
+        return JKVM_CMDLINE + " " + cmdline(w);
+    }
+
+    /** The VM each of a run's {@link #vms} is: what the runner boots. */
+    public VmConfig vmConfig(Variant v, Workload w) {
+        return new VmConfig(kernel(v), guest.initrd(), kernelCmdline(w), vcpus(v), memory, pinSet(v),
+                new PvOptions(v.stealTime()), timeout(w));
+    }
+
+    /**
+     * Checks the values of {@link #vmConfig} without its files, with the VM's own validation.
+     *
+     * @throws SettingException naming the setting a run would refuse
+     */
+    public void checkVm(Variant v, Workload w) {
+        VmConfig.checkValues(kernelCmdline(w), vcpus(v), memory, pinSet(v), timeout(w));
+    }
+
+    /**
+     * Refuses a variant whose host CPUs this process may not use (see {@link CpuSet#checkWithin});
+     * only the host that runs the spec can tell.
+     */
+    public void checkPins(BitSet allowed) {
+        for (Variant v : variants) {
+            try {
+                CpuSet.checkWithin(pinSet(v), allowed);
+            } catch (SettingException e) {
+                throw new IllegalArgumentException(source + ": variant " + v.name() + ": " + e.describe("pin"), e);
+            }
+        }
+    }
+
     /** The guest RAM as {@code jkvm run --memory} takes it ("512M"). */
     public String memoryText() {
         return Sizes.format(memory);
@@ -195,6 +238,15 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
 
     /** Runs in the matrix, warm-up included. */
     public int runCount() {
-        return variants.size() * workloads.size() * (repetitions + warmup);
+        return Math.toIntExact(runCount(variants.size(), workloads.size(), repetitions, warmup));
+    }
+
+    /** Runs in a matrix of this shape, or {@link Long#MAX_VALUE} when that is more than a long holds. */
+    static long runCount(int variants, int workloads, int repetitions, int warmup) {
+        try {
+            return Math.multiplyExact(Math.multiplyExact((long) variants, workloads), (long) repetitions + warmup);
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
     }
 }

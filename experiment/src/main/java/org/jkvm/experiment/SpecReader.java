@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +38,6 @@ final class SpecReader {
             "host_kernel_args", "vcpus", "pin");
     private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
-    private static final int MAX_VCPUS = 4096;
 
     private final Path source;
     private final String file;
@@ -46,6 +46,10 @@ final class SpecReader {
     private final Map<String, String> env;
     private final List<SpecError> errors = new ArrayList<>();
     private final Set<String> variables = new TreeSet<>();
+    /** Where the fields the run checks refer to are, by field path ("" for the document). */
+    private final Map<String, Pos> places = new HashMap<>();
+    /** Fields the run checks have reported. */
+    private final Set<String> reported = new HashSet<>();
     private static final Pattern VAR = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
 
     SpecReader(Path source, boolean requireFiles, Map<String, String> env) {
@@ -84,12 +88,13 @@ final class SpecReader {
     private ExperimentSpec top(Node root) {
         Obj o = object(root, "");
         if (o == null) return null;
+        places.put("", o.pos());
         known(o, "", TOP);
         String name = name(required(o, "", "name"), "name");
         Guest guest = guest(required(o, "", "guest"));
-        int vcpus = positive(required(o, "", "vcpus"), "vcpus", MAX_VCPUS);
+        int vcpus = positive(placed("vcpus", required(o, "", "vcpus")), "vcpus", Integer.MAX_VALUE);
         long memory = memory(o.members().get("memory"));
-        String pin = cpus(required(o, "", "pin"), "pin");
+        String pin = cpus(placed("pin", required(o, "", "pin")), "pin");
         Member vmsM = o.members().get("vms");
         int vms = vmsM == null ? 1 : positive(vmsM.value(), "vms", 1024);
         List<Workload> workloads = workloads(required(o, "", "workloads"));
@@ -111,24 +116,48 @@ final class SpecReader {
                 }
             }
         }
-        int repetitions = positive(required(o, "", "repetitions"), "repetitions", 100_000);
+        int repetitions = positive(placed("repetitions", required(o, "", "repetitions")), "repetitions", 100_000);
         Member wM = o.members().get("warmup");
         int warmup = wM == null ? 0 : count(wM.value(), "warmup");
         Member tM = o.members().get("timeout");
-        int timeout = tM == null ? 0 : positive(tM.value(), "timeout", 7 * 24 * 3600);
+        int timeout = tM == null ? 0 : positive(placed("timeout", tM.value()), "timeout", 7 * 24 * 3600);
+        long runs = ExperimentSpec.runCount(variants.size(), workloads.size(), repetitions, warmup);
+        if (runs > ExperimentSpec.MAX_RUNS) {
+            error(place("repetitions"), "repetitions", variants.size() + " variants x " + workloads.size() + " workloads x ("
+                    + repetitions + " + " + warmup + " warm-up) = " + runs + " runs; a spec may ask for at most "
+                    + ExperimentSpec.MAX_RUNS);
+        }
         if (!errors.isEmpty()) return null;
-        return new ExperimentSpec(source, name, guest, vcpus, memory, pin, vms, workloads, variants, base, reference,
-                repetitions, warmup, timeout, variables);
+        ExperimentSpec spec = new ExperimentSpec(source, name, guest, vcpus, memory, pin, vms, workloads, variants, base,
+                reference, repetitions, warmup, timeout, variables);
+        SpecRunChecks.vms(spec, this::errorOnce);
+        if (requireFiles && errors.isEmpty()) SpecRunChecks.boots(spec, this::errorOnce);
+        return spec;
+    }
+
+    /** Reports a problem the run checks found at its field, once however many runs share the value. */
+    private void errorOnce(String field, String message) {
+        if (reported.add(field)) error(place(field), field, message);
+    }
+
+    /** Notes where {@code field}'s value is, for the run checks; returns {@code n}. */
+    private Node placed(String field, Node n) {
+        if (n != null) places.put(field, n.pos());
+        return n;
+    }
+
+    private Pos place(String field) {
+        return places.getOrDefault(field, places.get(""));
     }
 
     private Guest guest(Node n) {
         Obj o = object(n, "guest");
         if (o == null) return null;
         known(o, "guest", GUEST);
-        Path kernel = file(required(o, "guest", "kernel"), "guest.kernel");
+        Path kernel = file(placed("guest.kernel", required(o, "guest", "kernel")), "guest.kernel");
         Path initrd = file(required(o, "guest", "initrd"), "guest.initrd");
         Member c = o.members().get("cmdline");
-        String cmdline = c == null ? "" : string(c.value(), "guest.cmdline");
+        String cmdline = c == null ? "" : string(placed("guest.cmdline", c.value()), "guest.cmdline");
         if (cmdline != null && cmdline.contains("jkvm.workload")) {
             error(c.value().pos(), "guest.cmdline", "jkvm.workload= and friends come from the workloads list; take them out here");
         }
@@ -225,13 +254,13 @@ final class SpecReader {
                 }
             }
             Member kM = o.members().get("kernel");
-            Path kernel = kM == null ? null : file(kM.value(), at(path, "kernel"));
+            Path kernel = kM == null ? null : file(placed(at(path, "kernel"), kM.value()), at(path, "kernel"));
             Member hM = o.members().get("host_kernel_args");
             String host = hM == null ? null : string(hM.value(), at(path, "host_kernel_args"));
             Member vM = o.members().get("vcpus");
-            int vcpus = vM == null ? 0 : positive(vM.value(), at(path, "vcpus"), MAX_VCPUS);
+            int vcpus = vM == null ? 0 : positive(placed(at(path, "vcpus"), vM.value()), at(path, "vcpus"), Integer.MAX_VALUE);
             Member pinM = o.members().get("pin");
-            String pin = pinM == null ? null : cpus(pinM.value(), at(path, "pin"));
+            String pin = pinM == null ? null : cpus(placed(at(path, "pin"), pinM.value()), at(path, "pin"));
             if (name != null && pvlock != null) out.add(new Variant(name, pvlock, steal, kernel, host == null ? null : host.strip(), vcpus, pin));
         }
         return base != null ? base : first;
@@ -323,18 +352,18 @@ final class SpecReader {
 
     private long memory(Member m) {
         if (m == null) return 512L << 20;
-        Node n = m.value();
+        Node n = placed("memory", m.value());
         try {
             long v = switch (n) {
                 case Str s -> Sizes.parse(s.value());
                 case Num num when num.isIntegral() -> Long.parseLong(num.text());
                 default -> -1;
             };
-            if (v >= 1L << 20) return v;
+            if (v >= 0) return v;
         } catch (IllegalArgumentException e) {
             // reported below
         }
-        error(n.pos(), "memory", n.show() + " is not a memory size of 1M or more; write e.g. \"512M\" or \"2G\"");
+        error(n.pos(), "memory", n.show() + " is not a memory size; write e.g. \"512M\" or \"2G\"");
         return 0;
     }
 

@@ -2,6 +2,9 @@ package org.jkvm.experiment;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,10 +15,12 @@ import java.util.Map;
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.vmm.config.CpuSet;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -126,7 +131,7 @@ class SpecTest {
                 "bad.json:2:11: name: \"bad one\" is not a usable name: letters, digits and . _ + - only, starting with a letter or digit (names become part of run ids)",
                 "bad.json:3:12: guest.initrd: missing; this object needs it",
                 "bad.json:4:12: vcpus: must be a positive whole number, not 0",
-                "bad.json:5:13: memory: \"lots\" is not a memory size of 1M or more; write e.g. \"512M\" or \"2G\"",
+                "bad.json:5:13: memory: \"lots\" is not a memory size; write e.g. \"512M\" or \"2G\"",
                 "bad.json:6:10: pin: \"1-0\" is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\"",
                 "bad.json:7:3: colour: unknown field; the spec takes name, guest, vcpus, memory, pin, vms, workloads, variants, reference, repetitions, warmup, timeout",
                 "bad.json:9:15: workloads[0].name: \"dhrystone\" is not one of fork-exec, hackbench, mmap-shared, mmap-private, file-shared, file-private, cpu, syscall",
@@ -220,5 +225,88 @@ class SpecTest {
         assertEquals("no-overcommit", s.reference());
         assertEquals(4.0, s.overcommit(s.baseVariant()));
         assertEquals(1.0, s.overcommit(s.referenceVariant().orElseThrow()));
+    }
+
+    @Test
+    void vmSettingsARunWouldRefuseAreRefusedWhereTheSpecSetsThem() {
+        // jkvm's own VmConfig checks, each placed at the field the value comes from
+        assertEquals(List.of("9:13 memory: 32M: give at least 64M"), errors(minimal(",\n  \"memory\": \"32M\"", "")));
+        assertEquals(List.of("9:13 memory: 100000000 bytes: give a whole number of MiB, e.g. 512M"),
+                errors(minimal(",\n  \"memory\": 100000000", "")));
+        assertEquals(List.of("4:12 vcpus: 600: jkvm's arm64 machine has room for at most 512 vCPUs (GICv3 redistributors)"),
+                errors(minimal("", "").replace("\"vcpus\": 2", "\"vcpus\": 600")));
+        assertEquals(List.of("7:58 variants[0].vcpus: 513: jkvm's arm64 machine has room for at most 512 vCPUs (GICv3 redistributors)"),
+                errors(minimal("", ", \"vcpus\": 513")));
+        String longArgs = minimal("", "").replace("\"initrd\": \"initrd\" }", "\"initrd\": \"initrd\", \"cmdline\": \"" + "x".repeat(2000) + "\" }");
+        assertEquals(List.of("3:64 guest.cmdline: the command line with jkvm's and workload cpu's arguments is 2077 bytes:"
+                + " arm64 Linux keeps at most 2047 bytes of command line (COMMAND_LINE_SIZE)"), errors(longArgs));
+    }
+
+    @Test
+    void aRunCountThatOverflowsIsRefusedWithTheNumbers() {
+        StringBuilder workloads = new StringBuilder();
+        StringBuilder variants = new StringBuilder();
+        for (int i = 0; i < 104; i++) {
+            workloads.append(i == 0 ? "" : ", ").append("{ \"name\": \"cpu\", \"label\": \"w").append(i)
+                    .append("\", \"workers\": 1, \"seconds\": 1 }");
+            variants.append(i == 0 ? "" : ", ").append("{ \"name\": \"v").append(i).append("\", \"pvlock\": \"off\" }");
+        }
+        String text = """
+                { "name": "big", "vcpus": 1, "pin": "0",
+                  "repetitions": 100000, "warmup": 100000,
+                  "guest": { "kernel": "Image", "initrd": "initrd" },
+                  "workloads": [ %s ],
+                  "variants": [ %s ] }
+                """.formatted(workloads, variants);
+        assertEquals(List.of("2:18 repetitions: 104 variants x 104 workloads x (100000 + 100000 warm-up) = 2163200000 runs;"
+                + " a spec may ask for at most 1000000"), errors(text));
+    }
+
+    @Test
+    void withFilesRequiredTheKernelMustBeAnArm64ImageThatFits(@TempDir Path dir) throws IOException {
+        Path spec = dir.resolve("s.json");
+        Files.write(dir.resolve("initrd"), new byte[] {1});
+        Path kernel = Files.writeString(dir.resolve("Image"), "#!/bin/sh\necho this is no kernel\n".repeat(4));
+        String text = minimal(",\n  \"memory\": \"64M\"", "");
+        List<String> notImage = requiringFiles(text, spec);
+        assertEquals(1, notImage.size(), notImage.toString());
+        assertTrue(notImage.getFirst().startsWith(spec + ":3:24: guest.kernel: kernel image " + kernel + ": not an arm64 Image"),
+                notImage.getFirst());
+        // without --files the kernel is not read
+        assertEquals(dir.resolve("Image"), ExperimentSpec.parse(text, spec, false, Map.of()).guest().kernel());
+
+        Files.write(kernel, arm64Image(100L << 20));
+        List<String> e = requiringFiles(text, spec);
+        assertEquals(1, e.size(), e.toString());
+        assertTrue(e.getFirst().startsWith(spec + ":3:24: guest.kernel: kernel image " + kernel + ": needs 100 MiB of guest RAM"), e.getFirst());
+
+        Files.write(kernel, arm64Image(4L << 20));
+        try (RandomAccessFile big = new RandomAccessFile(dir.resolve("initrd").toFile(), "rw")) {
+            big.setLength(70L << 20);   // sparse: only its size is read
+        }
+        assertEquals(List.of(spec + ":9:13: memory: 64M: the kernel (4M in memory), the initrd (70M) and the device tree need"
+                + " more: give 140M or more"), requiringFiles(text, spec));
+        Files.write(dir.resolve("initrd"), new byte[] {1});
+        assertEquals(kernel, ExperimentSpec.parse(text, spec, true, Map.of()).guest().kernel());
+    }
+
+    static List<String> requiringFiles(String text, Path spec) {
+        SpecException e = assertThrows(SpecException.class, () -> ExperimentSpec.parse(text, spec, true, Map.of()));
+        return e.errors().stream().map(SpecError::toString).toList();
+    }
+
+    /** The 64-byte header of a little-endian arm64 Image that needs {@code imageSize} bytes from its load address. */
+    static byte[] arm64Image(long imageSize) {
+        ByteBuffer b = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(16, imageSize).putLong(24, 0xa).putInt(56, 0x644d5241);
+        return b.array();
+    }
+
+    @Test
+    void pinSetsAreCheckedAgainstTheCpusThisProcessMayUse() {
+        ExperimentSpec s = ExperimentSpec.parse(minimal("", ", \"pin\": \"0-3\""), Path.of("t.json"), false, Map.of());
+        assertDoesNotThrow(() -> s.checkPins(CpuSet.parse("0-3")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.checkPins(CpuSet.parse("0-1")));
+        assertEquals("t.json: variant a: pin 0-3: this process may run on CPUs 0-1 only; 2-3 are not among them", e.getMessage());
     }
 }

@@ -26,6 +26,7 @@ import org.jkvm.experiment.ResultsLog;
 import org.jkvm.experiment.Run;
 import org.jkvm.experiment.RunResult;
 import org.jkvm.kvm.Arch;
+import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.Kvm;
 
 import picocli.CommandLine.ArgGroup;
@@ -181,7 +182,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             PrintWriter err = cs.commandLine().getErr();
             Path dir = out != null ? out : Experiment.defaultReportDir(spec.file);
             PrintWriter stdout = cs.commandLine().getOut();
-            try (Experiment ex = Experiment.open(spec.file, spec.results, true); Kvm kvm = Kvm.open()) {
+            try (Experiment ex = Experiment.open(spec.file, spec.results, true); Kvm kvm = openKvmFor(ex.spec())) {
                 String cmdline = hostCmdline();
                 Set<String> booted = HostKernelArgs.booted(ex.spec(), cmdline);
                 List<Run> notDone = ex.pending();
@@ -215,6 +216,12 @@ public final class ExperimentCommand implements Callable<Integer> {
                 err.flush();
             }
             return 0;
+        }
+
+        /** Refuses pin sets this process may not use (only the host that runs the spec can tell), then opens KVM. */
+        private static Kvm openKvmFor(ExperimentSpec s) {
+            s.checkPins(HostCpus.currentAffinity());
+            return Kvm.open();
         }
 
         private static String hostCmdline() throws IOException {

@@ -2,6 +2,8 @@ package org.jkvm.cli.experiment;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -111,7 +113,11 @@ class ExperimentCommandTest {
     void checkListsTheInputFilesAndPlanTheHostBootsForADriver() throws Exception {
         Path f = dir.resolve("in.json");
         Files.createDirectories(dir.resolve("k"));
-        for (String n : List.of("k/Image", "k/Image-new", "initrd")) Files.writeString(dir.resolve(n), "x");
+        // the header of a small little-endian arm64 Image: with --list-files, check reads the kernels as a boot would
+        byte[] image = new byte[4096];
+        ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).putLong(16, 1 << 20).putLong(24, 0xa).putInt(56, 0x644d5241);
+        for (String n : List.of("k/Image", "k/Image-new")) Files.write(dir.resolve(n), image);
+        Files.writeString(dir.resolve("initrd"), "x");
         Files.writeString(f, """
                 {"name": "in", "guest": {"kernel": "k/Image", "initrd": "initrd"}, "vcpus": 4, "pin": "0",
                  "workloads": [{"name": "cpu", "workers": 4, "seconds": 5}],

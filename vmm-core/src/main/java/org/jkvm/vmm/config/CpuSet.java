@@ -27,6 +27,21 @@ public final class CpuSet {
         return set;
     }
 
+    /**
+     * Refuses a pin set naming a CPU outside {@code allowed}, the CPUs this process may run on
+     * (sched_getaffinity): sched_setaffinity would quietly pin to the rest, or fail in a vCPU thread.
+     *
+     * @throws SettingException for "pin", naming the CPUs that are not allowed
+     */
+    public static void checkWithin(BitSet pin, BitSet allowed) {
+        BitSet missing = (BitSet) pin.clone();
+        missing.andNot(allowed);
+        if (!missing.isEmpty()) {
+            throw new SettingException("pin", format(pin), "this process may run on CPUs " + format(allowed) + " only; "
+                    + format(missing) + (missing.cardinality() == 1 ? " is" : " are") + " not among them");
+        }
+    }
+
     /** Writes a set back in the same notation. */
     public static String format(BitSet set) {
         StringBuilder sb = new StringBuilder();

@@ -27,6 +27,16 @@ public class SettingException extends IllegalArgumentException {
         return setting;
     }
 
+    /** The value given as the message shows it, or null where none was. */
+    public String value() {
+        return value;
+    }
+
+    /** What is wrong and what would be right. */
+    public String problem() {
+        return problem;
+    }
+
     /** The message with the setting called {@code name}, e.g. {@code --memory 63M: give at least 64M}. */
     public String describe(String name) {
         return describe(name, value, problem);

@@ -1,9 +1,12 @@
 package org.jkvm.vmm.config;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
+
+import org.jkvm.vmm.arch.aarch64.Arm64Layout;
 
 /**
  * What to boot and how, validated once at construction: every problem is a
@@ -11,8 +14,8 @@ import java.util.BitSet;
  *
  * @param kernel   the guest kernel (an arm64 Image, plain or gzip-compressed)
  * @param initrd   an initramfs, or null
- * @param cmdline  the kernel command line
- * @param cpus     vCPUs, 1 or more
+ * @param cmdline  the kernel command line, at most {@link #MAX_CMDLINE_BYTES} - 1 bytes
+ * @param cpus     vCPUs, 1 to {@link Arm64Layout#MAX_VCPUS}
  * @param memory   guest RAM in bytes, a whole number of MiB, at least 64 MiB
  * @param pin      host CPUs the vCPU threads may run on, or null for no pinning
  * @param pv       paravirtual features
@@ -22,6 +25,8 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
                        PvOptions pv, Duration timeout) {
     /** Smallest RAM a Linux guest gets anywhere with. */
     public static final long MIN_MEMORY = 64L << 20;
+    /** arm64 Linux's COMMAND_LINE_SIZE, including the terminating NUL: it cuts a longer one off without a word. */
+    public static final int MAX_CMDLINE_BYTES = 2048;
 
     public VmConfig {
         if (kernel == null) throw new SettingException("kernel", null, "give the guest's arm64 Image");
@@ -30,18 +35,42 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
             throw new SettingException("initrd", initrd, "no such file");
         }
         if (cmdline == null) cmdline = "";
+        checkValues(cmdline, cpus, memory, pin, timeout);
+        if (pin != null) pin = (BitSet) pin.clone();
+        if (pv == null) pv = PvOptions.DEFAULT;
+    }
+
+    /**
+     * Checks every setting but the files, as the constructor does: for a front end that knows the
+     * values before the kernel and initrd exist (an experiment spec).
+     *
+     * @param cmdline the kernel command line, or null for none
+     * @param pin     the host CPUs, or null for no pinning
+     * @param timeout the run's limit, or null for none
+     */
+    public static void checkValues(String cmdline, int cpus, long memory, BitSet pin, Duration timeout) {
+        if (cmdline != null) {
+            int bytes = cmdline.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes >= MAX_CMDLINE_BYTES) {
+                throw new SettingException("cmdline", bytes + " bytes", "arm64 Linux keeps at most "
+                        + (MAX_CMDLINE_BYTES - 1) + " bytes of command line (COMMAND_LINE_SIZE)");
+            }
+            if (cmdline.indexOf('\0') >= 0) {
+                throw new SettingException("cmdline", null, "contains a NUL character, which would end it there");
+            }
+        }
         if (cpus < 1) throw new SettingException("cpus", cpus, "a VM needs at least 1 vCPU");
+        if (cpus > Arm64Layout.MAX_VCPUS) {
+            throw new SettingException("cpus", cpus, "jkvm's arm64 machine has room for at most "
+                    + Arm64Layout.MAX_VCPUS + " vCPUs (GICv3 redistributors)");
+        }
         if (memory < MIN_MEMORY) {
             throw new SettingException("memory", Sizes.format(memory), "give at least 64M");
         }
         if (memory % (1L << 20) != 0) {
             throw new SettingException("memory", memory + " bytes", "give a whole number of MiB, e.g. 512M");
         }
-        if (pin != null) {
-            if (pin.isEmpty()) throw new SettingException("pin", null, "the CPU set is empty");
-            pin = (BitSet) pin.clone();
-        }
-        if (pv == null) pv = PvOptions.DEFAULT;
+        if (pin != null && pin.isEmpty()) throw new SettingException("pin", null, "the CPU set is empty");
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new SettingException("timeout", timeout.toSeconds(), "must be positive");
         }

@@ -165,4 +165,47 @@ class VmConfigTest {
         VmConfig c = config(kernel, null, 4, 64 * MiB, null, null);
         assertDoesNotThrow(() -> c.checkAgainstHost(4));
     }
+
+    @Test
+    void moreVcpusThanTheMachineHoldsAreRefusedWithoutAHost() {
+        assertRefused("cpus 513: jkvm's arm64 machine has room for at most 512 vCPUs (GICv3 redistributors)",
+                () -> config(kernel, null, 513, 64 * MiB, null, null));
+        assertDoesNotThrow(() -> config(kernel, null, 512, 64 * MiB, null, null));
+    }
+
+    @Test
+    void commandLineOverArm64LinuxsLimitIsRefused() {
+        String longest = "x".repeat(VmConfig.MAX_CMDLINE_BYTES - 1);
+        assertDoesNotThrow(() -> new VmConfig(kernel, null, longest, 1, 64 * MiB, null, null, null));
+        assertRefused("cmdline 2048 bytes: arm64 Linux keeps at most 2047 bytes of command line (COMMAND_LINE_SIZE)",
+                () -> new VmConfig(kernel, null, longest + "y", 1, 64 * MiB, null, null, null));
+        assertRefused("cmdline 2048 bytes: arm64 Linux keeps at most 2047 bytes of command line (COMMAND_LINE_SIZE)",
+                () -> new VmConfig(kernel, null, "\u00e9".repeat(1024), 1, 64 * MiB, null, null, null));
+    }
+
+    @Test
+    void commandLineWithANulIsRefused() {
+        assertRefused("cmdline: contains a NUL character, which would end it there",
+                () -> new VmConfig(kernel, null, "quiet\0x", 1, 64 * MiB, null, null, null));
+    }
+
+    @Test
+    void valuesAreCheckedWithoutTheFiles() {
+        // what an experiment spec check uses before the kernel exists: the same limits, no file
+        assertDoesNotThrow(() -> VmConfig.checkValues("quiet", 2, 512 * MiB, CpuSet.parse("0-1"), Duration.ofSeconds(5)));
+        SettingException x = assertThrows(SettingException.class,
+                () -> VmConfig.checkValues("quiet", 2, 32 * MiB, null, null));
+        assertEquals("memory", x.setting());
+        assertEquals("32M", x.value());
+        assertEquals("give at least 64M", x.problem());
+    }
+
+    @Test
+    void pinSetMustBeWithinTheCpusThisProcessMayUse() {
+        assertDoesNotThrow(() -> CpuSet.checkWithin(CpuSet.parse("1-2"), CpuSet.parse("0-3")));
+        assertRefused("pin 2-5: this process may run on CPUs 0-3 only; 4-5 are not among them",
+                () -> CpuSet.checkWithin(CpuSet.parse("2-5"), CpuSet.parse("0-3")));
+        assertRefused("pin 7: this process may run on CPUs 0,2 only; 7 is not among them",
+                () -> CpuSet.checkWithin(CpuSet.parse("7"), CpuSet.parse("0,2")));
+    }
 }

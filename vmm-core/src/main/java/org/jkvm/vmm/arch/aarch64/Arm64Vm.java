@@ -81,9 +81,8 @@ public final class Arm64Vm implements AutoCloseable {
      * inputs (kernel, initrd, sizes) are {@link IllegalArgumentException}s naming the fix.
      */
     public static Arm64Vm create(Kvm kvm, VmConfig config, OutputStream consoleOut) throws IOException {
-        config.checkAgainstHost(Math.min(kvm.check(Capability.MAX_VCPUS), Arm64Layout.MAX_VCPUS));
-        ArmImage image = ArmImage.read(config.kernel());
-        image.checkFits(Arm64Layout.RAM_BASE, config.memory());
+        config.checkAgainstHost(kvm.check(Capability.MAX_VCPUS));
+        ArmImage image = BootLayout.readKernel(config.kernel(), config.memory());
         byte[] initrd = config.initrd() == null ? null : Files.readAllBytes(config.initrd());
         long t0 = System.nanoTime();
         Arm64Vm v = new Arm64Vm(kvm, config, consoleOut);

@@ -1,6 +1,10 @@
 package org.jkvm.vmm.arch.aarch64;
 
+import java.io.IOException;
+import java.nio.file.Path;
+
 import org.jkvm.vmm.arch.aarch64.image.ArmImage;
+import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.config.Sizes;
 
 /**
@@ -14,7 +18,23 @@ import org.jkvm.vmm.config.Sizes;
 public record BootLayout(long kernel, long initrd, long fdt) {
     private static final long PAGE = 4096;
 
-    /** Places an image and an initrd of {@code initrdSize} bytes in {@code ramSize} bytes of RAM. */
+    /**
+     * Reads the kernel Image at {@code file} and checks it fits in {@code ramSize} bytes of RAM:
+     * what booting it needs first, and what a spec check asks before any boot.
+     *
+     * @throws org.jkvm.vmm.arch.aarch64.image.BadKernelImageException naming the file, the problem and the fix
+     */
+    public static ArmImage readKernel(Path file, long ramSize) throws IOException {
+        ArmImage image = ArmImage.read(file);
+        image.checkFits(Arm64Layout.RAM_BASE, ramSize);
+        return image;
+    }
+
+    /**
+     * Places an image and an initrd of {@code initrdSize} bytes in {@code ramSize} bytes of RAM.
+     *
+     * @throws SettingException for "memory" when they do not fit, saying how much would do
+     */
     public static BootLayout place(ArmImage image, long initrdSize, long ramSize) {
         long kernel = image.loadAddress(Arm64Layout.RAM_BASE);
         long kernelEnd = image.endAddress(Arm64Layout.RAM_BASE);
@@ -22,9 +42,9 @@ public record BootLayout(long kernel, long initrd, long fdt) {
         long initrd = (fdt - initrdSize) / PAGE * PAGE;
         if (initrd < kernelEnd) {
             long need = kernelEnd - Arm64Layout.RAM_BASE + initrdSize + Arm64Layout.FDT_MAX + PAGE;
-            throw new IllegalArgumentException("the kernel (" + Sizes.format(image.footprint()) + " in memory), the initrd ("
-                    + Sizes.format(initrdSize) + ") and the device tree need more than " + Sizes.format(ramSize)
-                    + " of RAM: give --memory " + ((need >> 20) + 64) + "M or more");
+            throw new SettingException("memory", Sizes.format(ramSize), "the kernel (" + Sizes.format(image.footprint())
+                    + " in memory), the initrd (" + Sizes.format(initrdSize) + ") and the device tree need more: give "
+                    + ((need >> 20) + 64) + "M or more");
         }
         return new BootLayout(kernel, initrd, fdt);
     }

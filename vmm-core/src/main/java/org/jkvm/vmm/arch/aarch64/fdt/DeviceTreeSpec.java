@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
+import org.jkvm.vmm.config.VmConfig;
 
 /**
  * Everything {@link ArmDeviceTree#build} needs to describe one arm64 guest, validated once here:
@@ -50,9 +51,6 @@ public record DeviceTreeSpec(
 
     /** Size of the ITS register frames KVM maps, from KVM's uapi. */
     public static final long ITS_SIZE = KvmArm64.KVM_VGIC_V3_ITS_SIZE();
-
-    /** arm64 Linux's COMMAND_LINE_SIZE, including the terminating NUL. */
-    public static final int MAX_BOOTARGS_BYTES = 2048;
 
     /** The largest SPI number the GICv3 binding allows. */
     private static final int MAX_SPI = 987;
@@ -174,9 +172,9 @@ public record DeviceTreeSpec(
                     .formatted(gic.redistributors().size(), mpidrs.size(), needed));
         }
         int bootargsBytes = bootargs.getBytes(StandardCharsets.UTF_8).length;
-        if (bootargsBytes >= MAX_BOOTARGS_BYTES) {
+        if (bootargsBytes >= VmConfig.MAX_CMDLINE_BYTES) {
             throw new IllegalArgumentException("bootargs is %d bytes; arm64 Linux keeps at most %d"
-                    .formatted(bootargsBytes, MAX_BOOTARGS_BYTES - 1));
+                    .formatted(bootargsBytes, VmConfig.MAX_CMDLINE_BYTES - 1));
         }
         if (bootargs.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("bootargs contains a NUL character");

@@ -1,0 +1,70 @@
+package org.jkvm.cli;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * A file a run writes only at its end, claimed before the guest boots: a file created next to
+ * it now (so a missing folder, a directory in its place or no permission stop the run at once)
+ * becomes it by a rename once written. A device or pipe (/dev/stdout) is written in place.
+ */
+final class ClaimedOutput implements AutoCloseable {
+    private final Path target;
+    private final Path temp;
+
+    private ClaimedOutput(Path target, Path temp) {
+        this.target = target;
+        this.temp = temp;
+    }
+
+    /**
+     * Claims {@code file}, which {@code option} named.
+     *
+     * @throws UserError naming the option, the file and why it cannot be written
+     */
+    static ClaimedOutput claim(String option, Path file) {
+        String named = option + " " + file + ": ";
+        if (Files.isDirectory(file)) throw new UserError(named + "is a directory");
+        try {
+            if (Files.exists(file) && !Files.isRegularFile(file)) {
+                if (!Files.isWritable(file)) throw new UserError(named + "not writable");
+                return new ClaimedOutput(file, null);
+            }
+            Path target = Files.exists(file) ? file.toRealPath() : file.toAbsolutePath();
+            Path dir = target.getParent();
+            Path temp = dir.resolve("." + target.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
+            try {
+                return new ClaimedOutput(target, Files.createFile(temp));
+            } catch (NoSuchFileException e) {
+                throw new UserError(named + "no such folder " + dir);
+            } catch (AccessDeniedException e) {
+                throw new UserError(named + "cannot create a file in " + dir + ": permission denied");
+            } catch (FileSystemException e) {
+                throw new UserError(named + "cannot create a file in " + dir + ": " + e.getReason());
+            }
+        } catch (IOException e) {
+            throw new UserError(named + e);
+        }
+    }
+
+    /** Writes {@code text} as the file's whole content. */
+    void write(String text) throws IOException {
+        if (temp == null) {
+            Files.writeString(target, text);
+            return;
+        }
+        Files.writeString(temp, text);
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Gives the claim up; the file is as it was unless {@link #write} ran. */
+    @Override
+    public void close() throws IOException {
+        if (temp != null) Files.deleteIfExists(temp);
+    }
+}

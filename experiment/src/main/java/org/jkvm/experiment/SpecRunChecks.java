@@ -1,0 +1,71 @@
+package org.jkvm.experiment;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BiConsumer;
+
+import org.jkvm.experiment.ExperimentSpec.Variant;
+import org.jkvm.experiment.ExperimentSpec.Workload;
+import org.jkvm.vmm.arch.aarch64.BootLayout;
+import org.jkvm.vmm.arch.aarch64.image.BadKernelImageException;
+import org.jkvm.vmm.config.SettingException;
+
+/**
+ * What a run would refuse in a spec that reads well, found with the run's own code rather than
+ * a copy of its limits: each problem goes to {@code problems} as the field path it comes from
+ * (e.g. {@code variants[3].vcpus}) and a message.
+ */
+final class SpecRunChecks {
+    private SpecRunChecks() {}
+
+    /** Puts every run's VM through its own validation ({@link ExperimentSpec#checkVm}). */
+    static void vms(ExperimentSpec spec, BiConsumer<String, String> problems) {
+        for (int i = 0; i < spec.variants().size(); i++) {
+            Variant v = spec.variants().get(i);
+            String variant = "variants[" + i + "].";
+            for (Workload w : spec.workloads()) {
+                try {
+                    spec.checkVm(v, w);
+                } catch (SettingException e) {
+                    String field = switch (e.setting()) {
+                        case "cpus" -> v.vcpus() > 0 ? variant + "vcpus" : "vcpus";
+                        case "pin" -> v.pin() != null ? variant + "pin" : "pin";
+                        case "cmdline" -> "guest.cmdline";
+                        default -> e.setting();
+                    };
+                    boolean length = e.setting().equals("cmdline") && e.value() != null;
+                    problems.accept(field, (length ? "the command line with jkvm's and workload " + w.label()
+                            + "'s arguments is " : "") + shown(e));
+                }
+            }
+        }
+    }
+
+    /** Reads each kernel and places it with the initrd in the guest's RAM, as a boot does ({@link BootLayout}). */
+    static void boots(ExperimentSpec spec, BiConsumer<String, String> problems) {
+        Map<Path, String> kernels = new LinkedHashMap<>();
+        kernels.put(spec.guest().kernel(), "guest.kernel");
+        for (int i = 0; i < spec.variants().size(); i++) {
+            Path k = spec.variants().get(i).kernel();
+            if (k != null) kernels.putIfAbsent(k, "variants[" + i + "].kernel");
+        }
+        kernels.forEach((kernel, field) -> {
+            try {
+                BootLayout.place(BootLayout.readKernel(kernel, spec.memory()), Files.size(spec.guest().initrd()), spec.memory());
+            } catch (SettingException e) {
+                problems.accept(e.setting(), shown(e));
+            } catch (BadKernelImageException e) {
+                problems.accept(field, e.getMessage());
+            } catch (IOException e) {
+                problems.accept(field, "cannot read " + kernel + " or " + spec.guest().initrd() + ": " + e);
+            }
+        });
+    }
+
+    private static String shown(SettingException e) {
+        return e.value() == null ? e.problem() : e.value() + ": " + e.problem();
+    }
+}
