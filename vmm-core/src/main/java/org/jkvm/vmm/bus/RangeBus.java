@@ -1,5 +1,6 @@
 package org.jkvm.vmm.bus;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -10,7 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * hypercall function ids), each owned by a {@code T}; a key is looked up to its owner. What
  * the {@link MmioBus} and the {@link HypercallBus} have in common, as crosvm has one bus for
  * I/O, MMIO and hypercall ranges. Ranges are registered while the VM is built, before the
- * vCPU threads that look keys up are started; lookups take no lock.
+ * vCPU threads that look keys up are started; lookups take no lock and allocate nothing (a
+ * binary search over a sorted array, not a map of boxed keys), so the exit path stays free of
+ * garbage even before the JIT has compiled it.
  *
  * @param <T> the owners
  */
@@ -48,6 +51,10 @@ public final class RangeBus<T> {
     private final String kind;
     private final TreeMap<Long, Range<T>> ranges = new TreeMap<>();
     private final AtomicLong misses = new AtomicLong();
+    /** The ranges' bases and the ranges, in key order: what lookups read, replaced on each registration. */
+    private volatile Lookup<T> lookup = new Lookup<>(new long[0], List.of());
+
+    private record Lookup<T>(long[] bases, List<Range<T>> ranges) {}
 
     /** An empty bus; {@code kind} names its keys in messages ("MMIO", "SMCCC function id"). */
     public RangeBus(String kind) {
@@ -69,12 +76,18 @@ public final class RangeBus<T> {
             throw new IllegalArgumentException("%s range %s overlaps %s".formatted(kind, range, below.getValue()));
         }
         ranges.put(base, range);
+        List<Range<T>> sorted = List.copyOf(ranges.values());
+        lookup = new Lookup<>(sorted.stream().mapToLong(Range::base).toArray(), sorted);
     }
 
     /** The range holding {@code key}, or null when nobody owns it (see {@link #miss}). */
     public Range<T> find(long key) {
-        Map.Entry<Long, Range<T>> e = ranges.floorEntry(key);
-        return e != null && e.getValue().contains(key) ? e.getValue() : null;
+        Lookup<T> l = lookup;
+        int i = Arrays.binarySearch(l.bases(), key);
+        if (i < 0) i = -i - 2;
+        if (i < 0) return null;
+        Range<T> r = l.ranges().get(i);
+        return r.contains(key) ? r : null;
     }
 
     /** Counts a key nobody answered for; returns the count so far, this one included. */
