@@ -2,13 +2,15 @@ package org.jkvm.cli;
 
 import java.io.FileOutputStream;
 import java.io.FileDescriptor;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.jkvm.experiment.Json;
@@ -21,6 +23,7 @@ import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.io.OutputFile;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
 
@@ -54,7 +57,6 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = RunConfigFile.OPTION, paramLabel = "FILE",
             description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, timeout);"
                     + " options given on the command line win.")
-    @SuppressWarnings("unused") // read by RunConfigFile through picocli's model
     private Path configFile;
 
     @Option(names = "--kernel", paramLabel = "FILE", description = "The guest kernel: an arm64 Image, plain or gzip-compressed.")
@@ -102,6 +104,7 @@ final class RunCommand implements Callable<Integer> {
                     + System.getProperty("os.arch") + ": use ./demo, which runs jkvm inside the emulated arm64 host");
         }
         VmConfig config = config();
+        checkOutputs();
         PrintWriter err = spec.commandLine().getErr();
         OutputStream console = new FileOutputStream(FileDescriptor.out);
         try (Kvm kvm = Kvm.open();
@@ -117,7 +120,7 @@ final class RunCommand implements Callable<Integer> {
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
             RunReport run = launch.run();
             RunSummary.print(err, run, pvLock);
-            if (statsJson != null) Files.writeString(statsJson, Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
+            if (statsJson != null) OutputFile.write(statsJson, Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
             return exitCode(run.outcome());
         }
     }
@@ -125,6 +128,16 @@ final class RunCommand implements Callable<Integer> {
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout == null ? null : Duration.ofSeconds(timeout));
+    }
+
+    /** Refuses a --stats-json that would replace one of the run's inputs, before the guest runs. */
+    void checkOutputs() throws IOException {
+        if (statsJson == null) return;
+        Map<Path, String> inputs = new LinkedHashMap<>();
+        inputs.put(kernel, "the kernel");
+        if (initrd != null) inputs.put(initrd, "the initrd");
+        if (configFile != null) inputs.put(configFile, "the " + RunConfigFile.OPTION + " file");
+        OutputFile.refuseOverInputs(Map.of(statsJson, "--stats-json"), inputs, "choose another file");
     }
 
     static int exitCode(VmOutcome o) {

@@ -157,7 +157,8 @@ class ExperimentCommandTest {
                 }
                 """.formatted(dir), json.out());
 
-        Out shell = run("plan", f.toString(), "--shell", "--results", dir.resolve("it's.jsonl").toString());
+        Path quoted = Files.createFile(dir.resolve("it's.jsonl"));
+        Out shell = run("plan", f.toString(), "--shell", "--results", quoted.toString());
         assertEquals(0, shell.code(), shell.err());
         assertEquals("""
                 plan_spec='%1$s/rep.json'

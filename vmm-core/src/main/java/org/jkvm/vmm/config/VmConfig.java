@@ -1,9 +1,11 @@
 package org.jkvm.vmm.config;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
+
+import org.jkvm.vmm.io.InputFile;
+import org.jkvm.vmm.io.InputKind;
 
 /**
  * What to boot and how, validated once at construction: every problem is a
@@ -22,13 +24,14 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
                        PvOptions pv, Duration timeout) {
     /** Smallest RAM a Linux guest gets anywhere with. */
     public static final long MIN_MEMORY = 64L << 20;
+    /** The files it names; their sizes are checked against the RAM here, and {@link #memory} bounds what is read. */
+    private static final InputKind KERNEL = new InputKind("a kernel image", Long.MAX_VALUE);
+    private static final InputKind INITRD = new InputKind("an initrd", Long.MAX_VALUE);
 
     public VmConfig {
         if (kernel == null) throw new SettingException("kernel", null, "give the guest's arm64 Image");
-        if (!Files.isRegularFile(kernel)) throw new SettingException("kernel", kernel, "no such file");
-        if (initrd != null && !Files.isRegularFile(initrd)) {
-            throw new SettingException("initrd", initrd, "no such file");
-        }
+        requireFile("kernel", kernel, KERNEL);
+        if (initrd != null) requireFile("initrd", initrd, INITRD);
         if (cmdline == null) cmdline = "";
         if (cpus < 1) throw new SettingException("cpus", cpus, "a VM needs at least 1 vCPU");
         if (memory < MIN_MEMORY) {
@@ -37,6 +40,8 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
         if (memory % (1L << 20) != 0) {
             throw new SettingException("memory", memory + " bytes", "give a whole number of MiB, e.g. 512M");
         }
+        fitsInRam("kernel", kernel, memory);
+        if (initrd != null) fitsInRam("initrd", initrd, memory);
         if (pin != null) {
             if (pin.isEmpty()) throw new SettingException("pin", null, "the CPU set is empty");
             pin = (BitSet) pin.clone();
@@ -44,6 +49,20 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
         if (pv == null) pv = PvOptions.DEFAULT;
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new SettingException("timeout", timeout.toSeconds(), "must be positive");
+        }
+    }
+
+    private static void requireFile(String setting, Path file, InputKind kind) {
+        String problem = InputFile.problem(file, kind);
+        if (problem != null) throw new SettingException(setting, file, problem);
+    }
+
+    /** A kernel file larger than the RAM cannot fit (decompressed it is larger still), nor can an initrd. */
+    private static void fitsInRam(String setting, Path file, long memory) {
+        long size = file.toFile().length();
+        if (size > memory) {
+            throw new SettingException(setting, file, InputFile.size(size) + " is more than the guest's "
+                    + InputFile.size(memory) + " of RAM");
         }
     }
 
