@@ -6,12 +6,14 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+
+import org.jkvm.vmm.io.OutputFile;
 
 /**
  * A file a run writes only at its end, claimed before the guest boots: a file created next to
- * it now (so a missing folder, a directory in its place or no permission stop the run at once)
- * becomes it by a rename once written. A device or pipe (/dev/stdout) is written in place.
+ * it now (so a missing folder, a directory in its place or no permission stop the run at once,
+ * not after a long run) and removed when the claim is closed; the file itself is written whole
+ * by {@link OutputFile} at the end. A device or pipe (/dev/stdout) is written in place.
  */
 final class ClaimedOutput implements AutoCloseable {
     private final Path target;
@@ -58,8 +60,7 @@ final class ClaimedOutput implements AutoCloseable {
             Files.writeString(target, text);
             return;
         }
-        Files.writeString(temp, text);
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+        OutputFile.write(target, text);
     }
 
     /** Gives the claim up; the file is as it was unless {@link #write} ran. */

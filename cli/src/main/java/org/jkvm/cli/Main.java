@@ -4,6 +4,8 @@ import org.jkvm.cli.experiment.ExperimentCommand;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ExecutionException;
+import picocli.CommandLine.IExecutionStrategy;
 
 /** The {@code jkvm} command. */
 @Command(name = "jkvm",
@@ -27,12 +29,27 @@ public final class Main {
         return cl;
     }
 
-    /** Entry point: runs the command and exits with its code. */
+    /** Entry point: runs the command and exits with its code; a failed write to stdout is a failure. */
     public static void main(String[] args) {
         CommandLine cl = commandLine();
-        int code = cl.execute(args);
-        // picocli's writers flush on println only: a command that ends with print() would lose its output
-        cl.getOut().flush();
+        cl.setOut(StdoutWriter.create());
+        IExecutionStrategy strategy = cl.getExecutionStrategy();
+        // help and version are printed outside any command, where picocli prints a stack trace for a failed write
+        cl.setExecutionStrategy(parsed -> {
+            try {
+                return strategy.execute(parsed);
+            } catch (StdoutWriter.Failed e) {
+                throw new ExecutionException(cl, e.getMessage(), e);
+            }
+        });
+        int code;
+        try {
+            code = cl.execute(args);
+            // the writer flushes on println only: a command that ends with print() would lose its output
+            cl.getOut().flush();
+        } catch (StdoutWriter.Failed e) {
+            code = new ErrorHandler().handleExecutionException(e, cl, null);
+        }
         cl.getErr().flush();
         System.exit(code);
     }

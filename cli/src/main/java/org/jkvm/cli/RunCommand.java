@@ -2,12 +2,15 @@ package org.jkvm.cli;
 
 import java.io.FileOutputStream;
 import java.io.FileDescriptor;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.jkvm.experiment.Json;
@@ -22,6 +25,7 @@ import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.io.OutputFile;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
 
@@ -55,7 +59,6 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = RunConfigFile.OPTION, paramLabel = "FILE",
             description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, timeout);"
                     + " options given on the command line win.")
-    @SuppressWarnings("unused") // read by RunConfigFile through picocli's model
     private Path configFile;
 
     @Option(names = "--kernel", paramLabel = "FILE", description = "The guest kernel: an arm64 Image, plain or gzip-compressed.")
@@ -103,6 +106,7 @@ final class RunCommand implements Callable<Integer> {
                     + System.getProperty("os.arch") + ": use ./demo, which runs jkvm inside the emulated arm64 host");
         }
         VmConfig config = config();
+        checkOutputs();
         PrintWriter err = spec.commandLine().getErr();
         OutputStream console = new FileOutputStream(FileDescriptor.out);
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
@@ -137,6 +141,16 @@ final class RunCommand implements Callable<Integer> {
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout == null ? null : Duration.ofSeconds(timeout));
+    }
+
+    /** Refuses a --stats-json that would replace one of the run's inputs, before the guest runs. */
+    void checkOutputs() throws IOException {
+        if (statsJson == null) return;
+        Map<Path, String> inputs = new LinkedHashMap<>();
+        inputs.put(kernel, "the kernel");
+        if (initrd != null) inputs.put(initrd, "the initrd");
+        if (configFile != null) inputs.put(configFile, "the " + RunConfigFile.OPTION + " file");
+        OutputFile.refuseOverInputs(Map.of(statsJson, "--stats-json"), inputs, "choose another file");
     }
 
     static int exitCode(VmOutcome o) {

@@ -1,24 +1,29 @@
 package org.jkvm.cli;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
+import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
+
+import org.jkvm.vmm.io.FileProblem;
+import org.jkvm.vmm.io.InputFile;
+import org.jkvm.vmm.io.InputKind;
 
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * {@code jkvm run --config FILE}: the file's {@code key = value} lines are the defaults of the
- * options of the same names. picocli asks for defaults after reading the command line, and only
- * for options it did not give, so the command line wins; the values pass the options' own
+ * {@code jkvm run --config FILE}: the file's {@code key = value} lines (UTF-8) are the defaults
+ * of the options of the same names. picocli asks for defaults after reading the command line, and
+ * only for options it did not give, so the command line wins; the values pass the options' own
  * converters.
  */
 final class RunConfigFile implements IDefaultValueProvider {
     static final String OPTION = "--config";
+    /** A few lines of settings: 64 KiB is plenty. */
+    private static final InputKind KIND = new InputKind("a config file", 64 << 10);
     private static final List<String> KEYS = List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "timeout");
 
     private Path loaded;
@@ -34,10 +39,11 @@ final class RunConfigFile implements IDefaultValueProvider {
 
     private Properties settings(Path file) throws IOException {
         if (file.equals(loaded)) return settings;
-        if (!Files.isRegularFile(file)) throw new UserError(OPTION + " " + file + ": no such file");
         Properties p = new Properties();
-        try (InputStream in = Files.newInputStream(file)) {
-            p.load(in);
+        try {
+            p.load(new StringReader(InputFile.text(file, KIND)));
+        } catch (FileProblem e) {
+            throw new UserError(OPTION + " " + e.getMessage());
         }
         for (String key : p.stringPropertyNames()) {
             if (!KEYS.contains(key)) throw new UserError(OPTION + " " + file + ": unknown setting '" + key + "'");

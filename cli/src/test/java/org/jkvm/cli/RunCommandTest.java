@@ -198,6 +198,28 @@ class RunCommandTest {
     }
 
     @Test
+    void aConfigFileThatIsNoFileOrTooLargeIsRefusedByName() throws IOException {
+        assertRefused("--config /dev/zero: is a character device, not a config file", "--config", "/dev/zero");
+        assertRefused("--config " + dir + ": is a directory, not a config file", "--config", dir.toString());
+        Path big = Files.writeString(dir.resolve("big.conf"), "#".repeat(65 << 10) + "\n");
+        assertRefused("--config " + big + ": 66561 bytes is more than the 64 KiB a config file may have", "--config", big.toString());
+    }
+
+    @Test
+    void statsJsonOverAnInputIsRefusedBeforeTheGuestRuns() throws Exception {
+        Path conf = Files.writeString(dir.resolve("vm.conf"), "kernel = " + kernel + "\n");
+        CommandLine cl = Main.commandLine();
+        cl.parseArgs("run", "--config", conf.toString(), "--stats-json", kernel.toString());
+        RunCommand run = cl.getSubcommands().get("run").getCommand();
+        Exception e = assertThrows(Exception.class, run::checkOutputs);
+        assertEquals("--stats-json " + kernel + ": is the kernel " + kernel + "; choose another file", e.getMessage());
+        cl.parseArgs("run", "--kernel", kernel.toString(), "--stats-json", conf.toString(), "--config", conf.toString());
+        RunCommand again = cl.getSubcommands().get("run").getCommand();
+        assertEquals("--stats-json " + conf + ": is the --config file " + conf + "; choose another file",
+                assertThrows(Exception.class, again::checkOutputs).getMessage());
+    }
+
+    @Test
     void badValueInTheConfigFileIsRefusedLikeOnTheCommandLine() throws IOException {
         Path file = Files.writeString(dir.resolve("vm.conf"), "kernel = " + kernel + "\ncpus = two\n");
         assertRefused("--cpus two: not a whole number", "--config", file.toString());

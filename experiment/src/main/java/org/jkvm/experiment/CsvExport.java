@@ -2,14 +2,14 @@ package org.jkvm.experiment;
 
 import java.io.IOException;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+
+import org.jkvm.vmm.io.OutputFile;
 
 /**
  * Results as CSV (RFC 4180, header line, "\n" line ends), one row per result: fixed columns, then
@@ -22,10 +22,9 @@ public final class CsvExport {
     static final List<String> COLUMNS = List.of("id", "variant", "workload", "repetition", "warmup", "value", "unit",
             "better", "wall_s", "started", "vm_values", "error");
 
+    /** Writes the CSV to a file, whole or not at all. */
     public static void write(List<RunResult> results, Path file) throws IOException {
-        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            write(results, w);
-        }
+        OutputFile.write(file, w -> write(results, w));
     }
 
     public static void write(List<RunResult> results, Writer out) throws IOException {

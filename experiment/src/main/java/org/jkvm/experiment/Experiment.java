@@ -1,10 +1,11 @@
 package org.jkvm.experiment;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+
+import org.jkvm.vmm.io.OutputFile;
 
 /**
  * What a runner holds: the spec, its matrix and the open results log. Typical use:
@@ -23,6 +24,10 @@ import java.util.List;
  * }</pre>
  */
 public final class Experiment implements AutoCloseable {
+    private static final String REPORT = "report.txt";
+    private static final String CHART = "chart.svg";
+    private static final String CSV = "results.csv";
+
     private final ExperimentSpec spec;
     private final RunMatrix matrix;
     private final ResultsLog log;
@@ -88,13 +93,18 @@ public final class Experiment implements AutoCloseable {
         return Report.of(spec, log.results());
     }
 
-    /** Writes {@code report.txt}, {@code chart.svg} and {@code results.csv} into a folder (made if missing). */
+    /** Writes {@code report.txt}, {@code chart.svg} and {@code results.csv} into a folder (made if missing), each whole or not at all. */
     public void writeOutputs(Path dir) throws IOException {
         Files.createDirectories(dir);
         Report r = report();
-        Files.writeString(dir.resolve("report.txt"), r.text(), StandardCharsets.UTF_8);
-        r.writeSvg(dir.resolve("chart.svg"));
-        CsvExport.write(log.results(), dir.resolve("results.csv"));
+        OutputFile.write(dir.resolve(REPORT), r.text());
+        r.writeSvg(dir.resolve(CHART));
+        CsvExport.write(log.results(), dir.resolve(CSV));
+    }
+
+    /** The files {@link #writeOutputs} writes into {@code dir}. */
+    public static List<Path> outputFiles(Path dir) {
+        return List.of(dir.resolve(REPORT), dir.resolve(CHART), dir.resolve(CSV));
     }
 
     @Override

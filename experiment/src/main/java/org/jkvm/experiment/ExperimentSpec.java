@@ -1,8 +1,6 @@
 package org.jkvm.experiment;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
@@ -20,6 +18,9 @@ import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.io.FileProblem;
+import org.jkvm.vmm.io.InputFile;
+import org.jkvm.vmm.io.InputKind;
 
 /**
  * A scripted vCPU-overcommit experiment, read from a JSON file ({@link #load}); see
@@ -49,6 +50,9 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
     /** The workload names a guest knows (its init's {@code jkvm.workload=}). */
     public static final List<String> WORKLOADS = List.of(
             "fork-exec", "hackbench", "mmap-shared", "mmap-private", "file-shared", "file-private", "cpu", "syscall");
+
+    /** What a spec file is: a regular file of at most 1 MiB (the examples have 2 KiB). */
+    public static final InputKind FILE = new InputKind("a spec", 1 << 20);
 
     /** Seconds added to a workload's duration for the default per-run timeout (boot, shutdown). */
     public static final int TIMEOUT_SLACK_SECONDS = 120;
@@ -116,7 +120,16 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      * @throws SpecException listing every problem with its line and column
      */
     public static ExperimentSpec load(Path file, boolean requireFiles) throws IOException {
-        return parse(Files.readString(file, StandardCharsets.UTF_8), file, requireFiles);
+        return load(file, requireFiles, System.getenv());
+    }
+
+    /**
+     * Reads and validates a spec, its {@code ${NAME}}s from {@code env} ({@link #parse(String, Path, boolean, Map)}).
+     *
+     * @throws FileProblem when the file is not a regular file of UTF-8 text of at most {@link #FILE}'s size
+     */
+    public static ExperimentSpec load(Path file, boolean requireFiles, Map<String, String> env) throws IOException {
+        return parse(InputFile.text(file, FILE), file, requireFiles, env);
     }
 
     /** Validates spec text as if read from {@code source} (used for messages and relative paths). */

@@ -1,8 +1,6 @@
 package org.jkvm.experiment;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,16 +34,17 @@ public record Plan(Path spec, Path results, Path reportDir, Map<String, Boolean>
     }
 
     /**
-     * Reads the spec (its files need not exist yet) and the results so far.
+     * Reads the spec (its files need not exist yet) and takes the results so far.
      *
      * @param results the results log, or null for {@link Experiment#defaultResults}
+     * @param logged  what the results log holds ({@link ResultsLog#read})
      * @param env     the environment the spec's {@code ${NAME}}s come from
      */
-    public static Plan of(Path specFile, Path results, Map<String, String> env) throws IOException {
-        ExperimentSpec s = ExperimentSpec.parse(Files.readString(specFile, StandardCharsets.UTF_8), specFile, false, env);
+    public static Plan of(Path specFile, Path results, List<RunResult> logged, Map<String, String> env) throws IOException {
+        ExperimentSpec s = ExperimentSpec.load(specFile, false, env);
         Path log = Experiment.resultsFile(specFile, results).toAbsolutePath().normalize();
         RunMatrix matrix = RunMatrix.of(s);
-        Set<String> done = ResultsLog.doneIds(ResultsLog.read(log));
+        Set<String> done = ResultsLog.doneIds(logged);
         List<Run> pending = matrix.pending(done);
         Map<String, Boolean> variables = new LinkedHashMap<>();
         for (String name : s.variables()) variables.put(name, !env.getOrDefault(name, "").isEmpty());

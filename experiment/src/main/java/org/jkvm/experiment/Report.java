@@ -1,8 +1,6 @@
 package org.jkvm.experiment;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,6 +9,7 @@ import java.util.Map;
 
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
+import org.jkvm.vmm.io.OutputFile;
 
 /**
  * The numbers of an experiment: per workload and variant the statistics of the measured runs and
@@ -169,8 +168,8 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
         return SvgChart.render(this);
     }
 
-    /** Writes the chart to a file. */
+    /** Writes the chart to a file, whole or not at all. */
     public void writeSvg(Path file) throws IOException {
-        Files.writeString(file, svg(), StandardCharsets.UTF_8);
+        OutputFile.write(file, svg());
     }
 }

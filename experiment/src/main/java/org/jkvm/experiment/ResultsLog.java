@@ -1,9 +1,11 @@
 package org.jkvm.experiment;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -17,6 +19,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import org.jkvm.vmm.io.FileProblem;
+import org.jkvm.vmm.io.InputFile;
+import org.jkvm.vmm.io.InputKind;
+
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
@@ -26,47 +32,78 @@ import tools.jackson.databind.JsonNode;
  * <p>A crash can leave the last line without its newline ({@link LogTail}): a complete result
  * there counts, and {@link #open} ends it with its newline; a line cut off mid-write is ignored,
  * and {@link #open} cuts it off, so that the next append starts on a fresh line. Any other line
- * that is not a result is an error naming its line. An id may appear more than once (a failed
- * run retried): the last line wins. Each append is flushed to the disk before it returns.
+ * that is not a result is an error naming its line (or, when asked, skipped and counted). An id
+ * may appear more than once (a failed run retried): the last line wins.
+ *
+ * <p>The log is read a line at a time, no line longer than {@link #MAX_LINE}. One process at a
+ * time may have it open to append ({@link LogLock}); each append is one write of a whole line at
+ * the end of the file (append mode), flushed to the disk before it returns.
  */
 public final class ResultsLog implements AutoCloseable {
+    /** The longest line a log may have; a result takes about 500 bytes. */
+    public static final int MAX_LINE = 1 << 20;
+    private static final InputKind KIND = new InputKind("a results log", Long.MAX_VALUE);
+
     private final Path file;
+    private final LogLock lock;
     private final FileChannel channel;
     private final List<RunResult> results;
     private final LogTail tail;
 
-    private ResultsLog(Path file, FileChannel channel, List<RunResult> results, LogTail tail) {
+    private ResultsLog(Path file, LogLock lock, FileChannel channel, List<RunResult> results, LogTail tail) {
         this.file = file;
+        this.lock = lock;
         this.channel = channel;
         this.results = results;
         this.tail = tail;
     }
 
-    /** Opens (creating if missing) a log to resume: reads what is there and repairs its last line. */
+    /**
+     * What {@link #read(Path, boolean)} found.
+     *
+     * @param results      the results, in file order
+     * @param skippedLines the numbers of the lines skipped as no result, in order
+     */
+    public record Contents(List<RunResult> results, List<Long> skippedLines) {
+        public Contents {
+            results = List.copyOf(results);
+            skippedLines = List.copyOf(skippedLines);
+        }
+    }
+
+    /**
+     * Opens (creating if missing) a log to resume: takes its lock, reads what is there and
+     * repairs its last line.
+     *
+     * @throws FileProblem when another process has it open, or it is no results log
+     */
     public static ResultsLog open(Path file) throws IOException {
+        if (Files.exists(file)) InputFile.requireRegular(file, KIND);
         Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) Files.createDirectories(parent);
-        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        LogLock lock;
         try {
-            byte[] bytes = new byte[Math.toIntExact(ch.size())];
-            ByteBuffer buf = ByteBuffer.wrap(bytes);
-            while (buf.hasRemaining() && ch.read(buf, buf.position()) >= 0) { /* fill */ }
-            Contents c = parse(file, bytes);
-            switch (c.tail().kind()) {
-                case COMPLETE -> ch.position(bytes.length);
+            if (parent != null) Files.createDirectories(parent);
+            lock = LogLock.take(file);
+        } catch (FileSystemException e) {
+            throw FileProblem.of(e);
+        }
+        FileChannel ch = null;
+        try {
+            ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Scan s = scan(file, false);
+            switch (s.tail().kind()) {
+                case COMPLETE -> { }
                 case UNTERMINATED -> {
-                    ch.position(bytes.length);
                     ch.write(ByteBuffer.wrap(new byte[] {'\n'}));
                     ch.force(false);
                 }
-                case TORN -> {
-                    ch.truncate(c.complete());
-                    ch.position(c.complete());
-                }
+                case TORN -> ch.truncate(s.complete());
             }
-            return new ResultsLog(file, ch, c.results(), c.tail());
+            return new ResultsLog(file, lock, ch, new ArrayList<>(s.results()), s.tail());
         } catch (IOException | RuntimeException e) {
-            ch.close();
+            if (ch != null) ch.close();
+            lock.close();
+            if (e instanceof FileSystemException f) throw FileProblem.of(f);
             throw e;
         }
     }
@@ -86,8 +123,18 @@ public final class ResultsLog implements AutoCloseable {
 
     /** Reads a log without changing it; a torn last line is ignored. A missing file has no results. */
     public static List<RunResult> read(Path file) throws IOException {
-        if (!Files.exists(file)) return List.of();
-        return parse(file, Files.readAllBytes(file)).results();
+        return read(file, false).results();
+    }
+
+    /**
+     * Reads a log without changing it; a torn last line is ignored. A missing file has no results.
+     *
+     * @param skipBadLines skip each line that is no result (and count it) rather than stop at the first
+     */
+    public static Contents read(Path file, boolean skipBadLines) throws IOException {
+        if (!Files.exists(file)) return new Contents(List.of(), List.of());
+        Scan s = scan(file, skipBadLines);
+        return new Contents(s.results(), s.skipped());
     }
 
     /** Appends one result as a line and forces it to the disk. */
@@ -133,7 +180,9 @@ public final class ResultsLog implements AutoCloseable {
 
     @Override
     public synchronized void close() throws IOException {
-        channel.close();
+        try (lock) {
+            channel.close();
+        }
     }
 
     /** The last result of each id, in order of first appearance. */
@@ -143,34 +192,60 @@ public final class ResultsLog implements AutoCloseable {
         return Collections.unmodifiableMap(m);
     }
 
-    /** A log's results, the length of its newline-terminated part, and what follows that. */
-    private record Contents(List<RunResult> results, int complete, LogTail tail) {}
+    /** A log's results, the lines skipped, the length of its newline-terminated part, and what follows that. */
+    private record Scan(List<RunResult> results, List<Long> skipped, long complete, LogTail tail) {}
 
-    private static Contents parse(Path file, byte[] bytes) throws IOException {
-        int complete = bytes.length;
-        while (complete > 0 && bytes[complete - 1] != '\n') complete--;
+    private static Scan scan(Path file, boolean skipBadLines) throws IOException {
         List<RunResult> out = new ArrayList<>();
-        String[] lines = new String(bytes, 0, complete, StandardCharsets.UTF_8).split("\n", -1);
-        for (int i = 0; i < lines.length; i++) {
-            String line = lines[i].strip();
-            if (line.isEmpty()) continue;
-            try {
-                out.add(fromJson(line));
-            } catch (JacksonException e) {
-                String col = e.getLocation() == null ? "" : ":" + e.getLocation().getColumnNr();
-                throw new IOException(file + ":" + (i + 1) + col + ": not a result line: " + e.getOriginalMessage());
-            } catch (RuntimeException e) {
-                throw new IOException(file + ":" + (i + 1) + ": not a result line: " + e.getMessage());
-            }
+        List<Long> skipped = new ArrayList<>();
+        LogLines.Rest rest;
+        try (InputStream in = InputFile.open(file, KIND)) {
+            rest = LogLines.read(in, MAX_LINE, (number, offset, bytes, length, overlong) -> {
+                try {
+                    RunResult r = result(file, number, offset, bytes, length, overlong);
+                    if (r != null) out.add(r);
+                } catch (FileProblem e) {
+                    if (!skipBadLines) throw e;
+                    skipped.add(number);
+                }
+            });
         }
-        String rest = new String(bytes, complete, bytes.length - complete, StandardCharsets.UTF_8);
-        if (rest.isEmpty()) return new Contents(out, complete, LogTail.NONE);
+        if (rest.bytes().length == 0 && !rest.overlong()) return new Scan(out, skipped, rest.complete(), LogTail.NONE);
+        if (rest.overlong()) {
+            if (!skipBadLines) throw overlong(file, rest.number());
+            skipped.add(rest.number());
+            return new Scan(out, skipped, rest.complete(), LogTail.NONE);
+        }
+        String text = new String(rest.bytes(), StandardCharsets.UTF_8);
         try {
-            out.add(fromJson(rest.strip()));
-            return new Contents(out, complete, new LogTail(LogTail.Kind.UNTERMINATED, rest));
+            out.add(fromJson(text.strip()));
+            return new Scan(out, skipped, rest.complete(), new LogTail(LogTail.Kind.UNTERMINATED, text));
         } catch (RuntimeException e) {
-            return new Contents(out, complete, new LogTail(LogTail.Kind.TORN, rest));
+            return new Scan(out, skipped, rest.complete(), new LogTail(LogTail.Kind.TORN, text));
         }
+    }
+
+    /** One newline-terminated line as a result, or null for a blank line. */
+    private static RunResult result(Path file, long number, long offset, byte[] bytes, int length, boolean overlong)
+            throws FileProblem {
+        if (overlong) throw overlong(file, number);
+        String where = file + ":" + number;
+        int bad = InputFile.badUtf8(bytes, 0, length);
+        if (bad >= 0) throw new FileProblem(where, "not UTF-8 text (bad byte at offset " + (offset + bad) + ")");
+        String line = new String(bytes, 0, length, StandardCharsets.UTF_8).strip();
+        if (line.isEmpty()) return null;
+        try {
+            return fromJson(line);
+        } catch (JacksonException e) {
+            String col = e.getLocation() == null ? "" : ":" + e.getLocation().getColumnNr();
+            throw new FileProblem(where + col, "not a result line: " + e.getOriginalMessage());
+        } catch (RuntimeException e) {
+            throw new FileProblem(where, "not a result line: " + e.getMessage());
+        }
+    }
+
+    private static FileProblem overlong(Path file, long number) {
+        return new FileProblem(file + ":" + number, "a line of more than " + InputFile.size(MAX_LINE) + "; not a results log?");
     }
 
     /** One result as one line of JSON (no newline). */

@@ -30,7 +30,7 @@ class PlanTest {
                  "repetitions": 2}
                 """);
         Map<String, String> env = Map.of("JKVM_KERNEL_IMAGE", "/k/Image", "JKVM_WORKLOADS_INITRD", "", "OTHER", "x");
-        Plan fresh = Plan.of(spec, null, env);
+        Plan fresh = Plan.of(spec, null, List.of(), env);
         assertEquals("""
                 {
                   "spec": "%1$s/wfe.json",
@@ -54,7 +54,7 @@ class PlanTest {
                 }
             }
         }
-        Plan later = Plan.of(spec, results, env);
+        Plan later = Plan.of(spec, results, ResultsLog.read(results), env);
         assertEquals(results, later.results());
         assertEquals(2, later.pending().size());
         assertEquals(List.of(""), later.hostKernelArgs(), "only the boot without host arguments is still needed");

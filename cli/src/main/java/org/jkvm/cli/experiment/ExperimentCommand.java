@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,6 +29,7 @@ import org.jkvm.experiment.RunResult;
 import org.jkvm.kvm.Arch;
 import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.Kvm;
+import org.jkvm.vmm.io.OutputFile;
 
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -99,6 +101,8 @@ public final class ExperimentCommand implements Callable<Integer> {
         CommandSpec cs;
         @Mixin
         SpecFile spec;
+        @Mixin
+        ResultsReading reading;
         @ArgGroup
         Format format = new Format();
 
@@ -118,7 +122,7 @@ public final class ExperimentCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            Plan plan = Plan.of(spec.file, spec.results, System.getenv());
+            Plan plan = Plan.of(spec.file, spec.results, reading.read(spec, cs.commandLine().getErr()), System.getenv());
             PrintWriter out = cs.commandLine().getOut();
             if (format.hostKernelArgs) {
                 plan.hostKernelArgs().forEach(out::println);
@@ -141,6 +145,8 @@ public final class ExperimentCommand implements Callable<Integer> {
         CommandSpec cs;
         @Mixin
         SpecFile spec;
+        @Mixin
+        ResultsReading reading;
         @Option(names = "--svg", paramLabel = "FILE", description = "Write the chart here.")
         Path svg;
         @Option(names = "--csv", paramLabel = "FILE", description = "Write every result as CSV here.")
@@ -148,8 +154,12 @@ public final class ExperimentCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
+            Map<Path, String> outputs = new LinkedHashMap<>();
+            if (svg != null) outputs.put(svg, "--svg");
+            if (csv != null) outputs.put(csv, "--csv");
+            OutputFile.refuseOverInputs(outputs, spec.inputs(), "choose another file");
             ExperimentSpec s = ExperimentSpec.load(spec.file);
-            List<RunResult> all = ResultsLog.read(spec.resultsFile());
+            List<RunResult> all = reading.read(spec, cs.commandLine().getErr());
             Report r = Report.of(s, all);
             cs.commandLine().getOut().print(r.text());
             if (svg != null) r.writeSvg(svg);
@@ -179,8 +189,9 @@ public final class ExperimentCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("jkvm experiment run boots arm64 guests on an arm64 host with KVM; this host is "
                         + System.getProperty("os.arch") + ": run it inside the emulated arm64 host (arm64-host/run)");
             }
+            checkOutputs();
             PrintWriter err = cs.commandLine().getErr();
-            Path dir = out != null ? out : Experiment.defaultReportDir(spec.file);
+            Path dir = reportDir();
             PrintWriter stdout = cs.commandLine().getOut();
             try (Experiment ex = Experiment.open(spec.file, spec.results, true); Kvm kvm = openKvmFor(ex.spec())) {
                 String cmdline = hostCmdline();
@@ -222,6 +233,19 @@ public final class ExperimentCommand implements Callable<Integer> {
         private static Kvm openKvmFor(ExperimentSpec s) {
             s.checkPins(HostCpus.currentAffinity());
             return Kvm.open();
+        }
+
+        private Path reportDir() {
+            return out != null ? out : Experiment.defaultReportDir(spec.file);
+        }
+
+        /** Refuses an --out folder whose report, chart or CSV would replace the spec, the results or a file the runs read. */
+        void checkOutputs() throws IOException {
+            Map<Path, String> outputs = new LinkedHashMap<>();
+            for (Path f : Experiment.outputFiles(reportDir())) outputs.put(f, "--out");
+            Map<Path, String> inputs = spec.inputs();
+            for (Path f : ExperimentSpec.load(spec.file, true).inputFiles()) inputs.putIfAbsent(f, "an input of the spec");
+            OutputFile.refuseOverInputs(outputs, inputs, "choose another folder");
         }
 
         private static String hostCmdline() throws IOException {

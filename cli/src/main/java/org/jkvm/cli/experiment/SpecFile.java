@@ -1,6 +1,8 @@
 package org.jkvm.cli.experiment;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.jkvm.experiment.Experiment;
 
@@ -18,5 +20,13 @@ final class SpecFile {
     /** The results file in use. */
     Path resultsFile() {
         return Experiment.resultsFile(file, results);
+    }
+
+    /** The spec and the results file, each with its role, for {@link org.jkvm.vmm.io.OutputFile#refuseOverInputs}. */
+    Map<Path, String> inputs() {
+        Map<Path, String> m = new LinkedHashMap<>();
+        m.put(file, "the spec");
+        m.put(resultsFile(), "the results log");
+        return m;
     }
 }

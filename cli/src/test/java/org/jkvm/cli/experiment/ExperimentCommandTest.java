@@ -2,8 +2,6 @@ package org.jkvm.cli.experiment;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -113,10 +111,7 @@ class ExperimentCommandTest {
     void checkListsTheInputFilesAndPlanTheHostBootsForADriver() throws Exception {
         Path f = dir.resolve("in.json");
         Files.createDirectories(dir.resolve("k"));
-        // the header of a small little-endian arm64 Image: with --list-files, check reads the kernels as a boot would
-        byte[] image = new byte[4096];
-        ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).putLong(16, 1 << 20).putLong(24, 0xa).putInt(56, 0x644d5241);
-        for (String n : List.of("k/Image", "k/Image-new")) Files.write(dir.resolve(n), image);
+        for (String n : List.of("k/Image", "k/Image-new")) Files.write(dir.resolve(n), ArmImageHeader.bytes());
         Files.writeString(dir.resolve("initrd"), "x");
         Files.writeString(f, """
                 {"name": "in", "guest": {"kernel": "k/Image", "initrd": "initrd"}, "vcpus": 4, "pin": "0",
@@ -163,7 +158,8 @@ class ExperimentCommandTest {
                 }
                 """.formatted(dir), json.out());
 
-        Out shell = run("plan", f.toString(), "--shell", "--results", dir.resolve("it's.jsonl").toString());
+        Path quoted = Files.createFile(dir.resolve("it's.jsonl"));
+        Out shell = run("plan", f.toString(), "--shell", "--results", quoted.toString());
         assertEquals(0, shell.code(), shell.err());
         assertEquals("""
                 plan_spec='%1$s/rep.json'

@@ -1,12 +1,13 @@
 package org.jkvm.vmm.config;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
 
 import org.jkvm.vmm.arch.aarch64.Arm64Layout;
+import org.jkvm.vmm.io.InputFile;
+import org.jkvm.vmm.io.InputKind;
 
 /**
  * What to boot and how, validated once at construction: every problem is a
@@ -27,15 +28,18 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
     public static final long MIN_MEMORY = 64L << 20;
     /** arm64 Linux's COMMAND_LINE_SIZE, including the terminating NUL: it cuts a longer one off without a word. */
     public static final int MAX_CMDLINE_BYTES = 2048;
+    /** The files it names; their sizes are checked against the RAM here, and {@link #memory} bounds what is read. */
+    private static final InputKind KERNEL = new InputKind("a kernel image", Long.MAX_VALUE);
+    private static final InputKind INITRD = new InputKind("an initrd", Long.MAX_VALUE);
 
     public VmConfig {
         if (kernel == null) throw new SettingException("kernel", null, "give the guest's arm64 Image");
-        if (!Files.isRegularFile(kernel)) throw new SettingException("kernel", kernel, "no such file");
-        if (initrd != null && !Files.isRegularFile(initrd)) {
-            throw new SettingException("initrd", initrd, "no such file");
-        }
+        requireFile("kernel", kernel, KERNEL);
+        if (initrd != null) requireFile("initrd", initrd, INITRD);
         if (cmdline == null) cmdline = "";
         checkValues(cmdline, cpus, memory, pin, timeout);
+        fitsInRam("kernel", kernel, memory);
+        if (initrd != null) fitsInRam("initrd", initrd, memory);
         if (pin != null) pin = (BitSet) pin.clone();
         if (pv == null) pv = PvOptions.DEFAULT;
     }
@@ -73,6 +77,20 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
         if (pin != null && pin.isEmpty()) throw new SettingException("pin", null, "the CPU set is empty");
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new SettingException("timeout", timeout.toSeconds(), "must be positive");
+        }
+    }
+
+    private static void requireFile(String setting, Path file, InputKind kind) {
+        String problem = InputFile.problem(file, kind);
+        if (problem != null) throw new SettingException(setting, file, problem);
+    }
+
+    /** A kernel file larger than the RAM cannot fit (decompressed it is larger still), nor can an initrd. */
+    private static void fitsInRam(String setting, Path file, long memory) {
+        long size = file.toFile().length();
+        if (size > memory) {
+            throw new SettingException(setting, file, InputFile.size(size) + " is more than the guest's "
+                    + InputFile.size(memory) + " of RAM");
         }
     }
 

@@ -87,7 +87,28 @@ class VmConfigTest {
 
     @Test
     void kernelThatIsADirectoryIsRefused() {
-        assertRefused("kernel " + dir + ": no such file", () -> config(dir, null, 1, 64 * MiB, null, null));
+        assertRefused("kernel " + dir + ": is a directory, not a kernel image", () -> config(dir, null, 1, 64 * MiB, null, null));
+    }
+
+    @Test
+    void kernelOrInitrdThatIsADeviceIsRefusedByName() {
+        Path zero = Path.of("/dev/zero");
+        assertRefused("kernel /dev/zero: is a character device, not a kernel image", () -> config(zero, null, 1, 64 * MiB, null, null));
+        assertRefused("initrd /dev/zero: is a character device, not an initrd", () -> config(kernel, zero, 1, 64 * MiB, null, null));
+    }
+
+    @Test
+    void kernelOrInitrdLargerThanTheGuestRamIsRefused() throws IOException {
+        Path big = dir.resolve("big");
+        try (var ch = java.nio.channels.FileChannel.open(big, java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(new byte[] {1}), 64 * MiB);
+        }
+        assertRefused("kernel " + big + ": 65 MiB is more than the guest's 64 MiB of RAM",
+                () -> config(big, null, 1, 64 * MiB, null, null));
+        assertRefused("initrd " + big + ": 65 MiB is more than the guest's 64 MiB of RAM",
+                () -> config(kernel, big, 1, 64 * MiB, null, null));
+        assertDoesNotThrow(() -> config(kernel, big, 1, 128 * MiB, null, null));
     }
 
     @Test

@@ -3,7 +3,6 @@ package org.jkvm.vmm.arch.aarch64;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +28,8 @@ import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.devices.PanicWatcher;
 import org.jkvm.vmm.devices.Uart16550;
+import org.jkvm.vmm.io.InputFile;
+import org.jkvm.vmm.io.InputKind;
 import org.jkvm.vmm.memory.GuestMemory;
 import org.jkvm.vmm.memory.MemoryRegion;
 import org.jkvm.vmm.vcpu.VcpuLoop;
@@ -83,7 +84,7 @@ public final class Arm64Vm implements AutoCloseable {
     public static Arm64Vm create(Kvm kvm, VmConfig config, OutputStream consoleOut) throws IOException {
         config.checkAgainstHost(kvm.check(Capability.MAX_VCPUS));
         ArmImage image = BootLayout.readKernel(config.kernel(), config.memory());
-        byte[] initrd = config.initrd() == null ? null : Files.readAllBytes(config.initrd());
+        byte[] initrd = config.initrd() == null ? null : InputFile.bytes(config.initrd(), new InputKind("an initrd", config.memory()));
         long t0 = System.nanoTime();
         Arm64Vm v = new Arm64Vm(kvm, config, consoleOut);
         try {

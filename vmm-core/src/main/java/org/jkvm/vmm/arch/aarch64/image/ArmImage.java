@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,6 +19,8 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
 import org.jkvm.vmm.arch.aarch64.image.BadKernelImageException.Reason;
+import org.jkvm.vmm.io.InputFile;
+import org.jkvm.vmm.io.InputKind;
 
 /**
  * An arm64 Linux kernel Image, checked against its 64-byte header
@@ -71,22 +74,28 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
 
     /**
      * Reads and checks {@code file}; neither the file nor the decompressed image may exceed
-     * {@code maxBytes}. A missing, unreadable or directory path is a {@link BadKernelImageException}
-     * ({@link Reason#UNREADABLE}); other I/O errors are thrown as they are.
+     * {@code maxBytes}. A missing or unreadable path, or one that is not a regular file (a directory,
+     * a FIFO, /dev/zero), is a {@link BadKernelImageException} ({@link Reason#UNREADABLE}), refused
+     * before it is read; other I/O errors are thrown as they are.
      */
     public static ArmImage read(Path file, long maxBytes) throws IOException {
         String src = file.toString();
-        if (Files.isDirectory(file)) {
-            throw new BadKernelImageException(src, Reason.UNREADABLE, "is a directory",
+        String notAFile = InputFile.problem(file, new InputKind("a kernel image", maxBytes));
+        if (notAFile != null && Files.exists(file)) {
+            throw new BadKernelImageException(src, Reason.UNREADABLE, notAFile,
                     "Pass the kernel Image file itself (guest/build prints JKVM_GUEST_IMAGE=...)");
         }
         byte[] data;
-        try {
+        try (InputStream in = Files.newInputStream(file)) {
             long size = Files.size(file);
             if (size > maxBytes) {
                 throw tooLarge(src, "the file has " + size + " bytes", maxBytes);
             }
-            data = Files.readAllBytes(file);
+            // no more than the cap even from a file that grows while it is read
+            data = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));
+            if (data.length > maxBytes) {
+                throw tooLarge(src, "the file has more than " + maxBytes + " bytes", maxBytes);
+            }
         } catch (NoSuchFileException e) {
             throw new BadKernelImageException(src, Reason.UNREADABLE, "no such file",
                     "Check the path (guest/build prints the test guest's as JKVM_GUEST_IMAGE=...)", e);

@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The arm64 Image header checks, on synthetic images. */
@@ -271,5 +272,11 @@ class ArmImageTest {
         rejected(Reason.UNREADABLE, () -> ArmImage.read(dir.resolve("nope")), "nope", "no such file");
         rejected(Reason.UNREADABLE, () -> ArmImage.read(dir), "is a directory");
         rejected(Reason.TOO_LARGE, () -> ArmImage.read(f, 100), "the file has 4096 bytes");
+    }
+
+    @Test
+    void readRefusesWhatIsNoFileAtOnce() {
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                () -> rejected(Reason.UNREADABLE, () -> ArmImage.read(Path.of("/dev/zero")), "/dev/zero", "is a character device"));
     }
 }
