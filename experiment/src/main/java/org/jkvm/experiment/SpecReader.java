@@ -1,6 +1,7 @@
 package org.jkvm.experiment;
 
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -405,7 +406,13 @@ final class SpecReader {
             }
         }
         m.appendTail(expanded);
-        Path p = dir.resolve(expanded.toString()).normalize();
+        Path p;
+        try {
+            p = dir.resolve(expanded.toString()).normalize();
+        } catch (InvalidPathException e) {
+            error(n.pos(), path, "not a usable path (" + e.getReason() + ")");
+            return null;
+        }
         if (requireFiles && !unset && !Files.isRegularFile(p)) {
             error(n.pos(), path, "no such file: " + p + (s.startsWith("/") ? "" : " (relative paths start at the spec's folder)"));
         }

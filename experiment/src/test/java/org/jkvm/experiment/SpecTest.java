@@ -176,6 +176,14 @@ class SpecTest {
     }
 
     @Test
+    void aPathNoFileSystemTakesIsASpecError() {
+        // found by SpecReaderFuzzTest: these threw InvalidPathException instead
+        assertEquals(List.of("3:24 guest.kernel: not a usable path (Nul character not allowed)"),
+                errors(minimal("", "").replace("\"Image\"", "\"a\\u0000b\"")));
+        assertEquals(1, errors(minimal("", "").replace("\"initrd\" }", "\"\\ud800\" }")).size());
+    }
+
+    @Test
     void unknownFieldsInVariantsAreErrors() {
         assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, kernel, host_kernel_args, vcpus, pin"),
                 errors(minimal("", ", \"pv_lock\": \"off\"")));
