@@ -217,6 +217,10 @@ public final class ResultsLog implements AutoCloseable {
             return new Scan(out, skipped, rest.complete(), LogTail.NONE);
         }
         String text = new String(rest.bytes(), StandardCharsets.UTF_8);
+        // a complete record is valid UTF-8, as every terminated line must be; a cut can split a character
+        if (InputFile.badUtf8(rest.bytes(), 0, rest.bytes().length) >= 0) {
+            return new Scan(out, skipped, rest.complete(), new LogTail(LogTail.Kind.TORN, text));
+        }
         try {
             out.add(fromJson(text.strip()));
             return new Scan(out, skipped, rest.complete(), new LogTail(LogTail.Kind.UNTERMINATED, text));
