@@ -45,7 +45,11 @@ public final class Experiment implements AutoCloseable {
      * @param requireFiles check the kernels and initrd exist (a runner wants this)
      */
     public static Experiment open(Path specFile, Path results, boolean requireFiles) throws IOException {
-        ExperimentSpec spec = ExperimentSpec.load(specFile, requireFiles);
+        return open(ExperimentSpec.load(specFile, requireFiles), specFile, results);
+    }
+
+    /** The same for a spec already read from {@code specFile}. */
+    public static Experiment open(ExperimentSpec spec, Path specFile, Path results) throws IOException {
         return new Experiment(spec, RunMatrix.of(spec), ResultsLog.open(resultsFile(specFile, results)));
     }
 

@@ -182,6 +182,7 @@ public final class ExperimentCommand implements Callable<Integer> {
         @Option(names = "--emit-results", description = "Also print each result as it is logged, on stdout as '"
                 + EMITTED + "<JSON line>' (for a driver outside this host: arm64-host/experiment).")
         boolean emitResults;
+        private ExperimentSpec loadedSpec;
 
         @Override
         public Integer call() throws Exception {
@@ -193,7 +194,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             PrintWriter err = cs.commandLine().getErr();
             Path dir = reportDir();
             PrintWriter stdout = cs.commandLine().getOut();
-            try (Experiment ex = Experiment.open(spec.file, spec.results, true); Kvm kvm = openKvmFor(ex.spec())) {
+            try (Experiment ex = Experiment.open(loaded(), spec.file, spec.results); Kvm kvm = openKvmFor(ex.spec())) {
                 String cmdline = hostCmdline();
                 Set<String> booted = HostKernelArgs.booted(ex.spec(), cmdline);
                 List<Run> notDone = ex.pending();
@@ -235,6 +236,12 @@ public final class ExperimentCommand implements Callable<Integer> {
             return Kvm.open();
         }
 
+        /** The spec with its files checked, read once: the check reads every kernel Image, which takes seconds under emulation. */
+        private ExperimentSpec loaded() throws IOException {
+            if (loadedSpec == null) loadedSpec = ExperimentSpec.load(spec.file, true);
+            return loadedSpec;
+        }
+
         private Path reportDir() {
             return out != null ? out : Experiment.defaultReportDir(spec.file);
         }
@@ -244,7 +251,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             Map<Path, String> outputs = new LinkedHashMap<>();
             for (Path f : Experiment.outputFiles(reportDir())) outputs.put(f, "--out");
             Map<Path, String> inputs = spec.inputs();
-            for (Path f : ExperimentSpec.load(spec.file, true).inputFiles()) inputs.putIfAbsent(f, "an input of the spec");
+            for (Path f : loaded().inputFiles()) inputs.putIfAbsent(f, "an input of the spec");
             OutputFile.refuseOverInputs(outputs, inputs, "choose another folder");
         }
 

@@ -1,9 +1,9 @@
 package org.jkvm.vmm.bus;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -49,9 +49,8 @@ public final class RangeBus<T> {
     }
 
     private final String kind;
-    private final TreeMap<Long, Range<T>> ranges = new TreeMap<>();
     private final AtomicLong misses = new AtomicLong();
-    /** The ranges' bases and the ranges, in key order: what lookups read, replaced on each registration. */
+    /** The ranges' bases and the ranges, in key order, replaced whole on each registration. */
     private volatile Lookup<T> lookup = new Lookup<>(new long[0], List.of());
 
     private record Lookup<T>(long[] bases, List<Range<T>> ranges) {}
@@ -71,23 +70,27 @@ public final class RangeBus<T> {
                     .formatted(name, kind, base, size));
         }
         Range<T> range = new Range<>(name, base, size, owner);
-        Map.Entry<Long, Range<T>> below = ranges.floorEntry(range.end() - 1);
-        if (below != null && below.getValue().end() > base) {
-            throw new IllegalArgumentException("%s range %s overlaps %s".formatted(kind, range, below.getValue()));
+        Range<T> below = floor(lookup, range.end() - 1);
+        if (below != null && below.end() > base) {
+            throw new IllegalArgumentException("%s range %s overlaps %s".formatted(kind, range, below));
         }
-        ranges.put(base, range);
-        List<Range<T>> sorted = List.copyOf(ranges.values());
-        lookup = new Lookup<>(sorted.stream().mapToLong(Range::base).toArray(), sorted);
+        List<Range<T>> sorted = new ArrayList<>(lookup.ranges());
+        sorted.add(range);
+        sorted.sort(Comparator.comparingLong(Range::base));
+        lookup = new Lookup<>(sorted.stream().mapToLong(Range::base).toArray(), List.copyOf(sorted));
     }
 
     /** The range holding {@code key}, or null when nobody owns it (see {@link #miss}). */
     public Range<T> find(long key) {
-        Lookup<T> l = lookup;
+        Range<T> r = floor(lookup, key);
+        return r != null && r.contains(key) ? r : null;
+    }
+
+    /** The range with the greatest base at or below {@code key}, or null. */
+    private static <T> Range<T> floor(Lookup<T> l, long key) {
         int i = Arrays.binarySearch(l.bases(), key);
         if (i < 0) i = -i - 2;
-        if (i < 0) return null;
-        Range<T> r = l.ranges().get(i);
-        return r.contains(key) ? r : null;
+        return i < 0 ? null : l.ranges().get(i);
     }
 
     /** Counts a key nobody answered for; returns the count so far, this one included. */
@@ -101,7 +104,7 @@ public final class RangeBus<T> {
     }
 
     /** Every range, in key order. */
-    public synchronized List<Range<T>> ranges() {
-        return List.copyOf(ranges.values());
+    public List<Range<T>> ranges() {
+        return lookup.ranges();
     }
 }
