@@ -26,6 +26,8 @@ final class RunStatsJson {
         m.put("setup_ms", run.setup().toMillis());
         m.put("run_ms", run.ran().toMillis());
         m.put("stray_mmio", run.strayMmio());
+        m.put("undecodable_mmio", run.undecodableMmio());
+        m.put("unknown_hypercalls", run.unknownHypercalls());
         m.put("steal_time_region", run.stealTimeRegion().isPresent() ? hex(run.stealTimeRegion().getAsLong()) : null);
         m.put("vcpus", run.vcpus().stream().map(RunStatsJson::vcpu).toList());
         m.put("pvlock", pvLock(pvLock));

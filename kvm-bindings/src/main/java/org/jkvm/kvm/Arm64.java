@@ -6,6 +6,7 @@ import java.util.BitSet;
 
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
 import org.jkvm.kvm.sys.aarch64.kvm_smccc_filter;
+import org.jkvm.kvm.sys.aarch64.kvm_vcpu_events;
 import org.jkvm.kvm.sys.aarch64.kvm_vcpu_init;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -95,6 +96,16 @@ public final class Arm64 {
             kvm_smccc_filter.nr_functions(f, count);
             kvm_smccc_filter.action(f, (byte) action.number);
             vm.setDeviceAttr(KvmArm64.KVM_ARM_VM_SMCCC_CTRL(), KvmArm64.KVM_ARM_VM_SMCCC_FILTER(), f);
+        }
+    }
+
+    static void injectExternalDataAbort(VcpuFd vcpu) {
+        requireHost("KVM_SET_VCPU_EVENTS");
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment events = a.allocate(kvm_vcpu_events.layout());
+            kvm_vcpu_events.exception.ext_dabt_pending(kvm_vcpu_events.exception(events), (byte) 1);
+            vcpu.ioctl("KVM_SET_VCPU_EVENTS", HostUapi.unsigned(KvmArm64.KVM_SET_VCPU_EVENTS()), events,
+                    "ext_dabt_pending=1");
         }
     }
 }

@@ -160,6 +160,15 @@ public final class VcpuFd extends KvmFd {
         Arm64.vcpuInit(this, init);
     }
 
+    /**
+     * KVM_SET_VCPU_EVENTS (arm64) with {@code ext_dabt_pending}: the guest takes a synchronous
+     * external data abort at the instruction it stopped on, when it next runs. What a VMM does
+     * with an access it cannot emulate (KVM_EXIT_ARM_NISV); needs KVM_CAP_ARM_INJECT_EXT_DABT.
+     */
+    public void armInjectExternalDataAbort() {
+        Arm64.injectExternalDataAbort(this);
+    }
+
     /** KVM_GET_REGS (x86_64): a {@code kvm_regs} allocated in {@code arena}. */
     public MemorySegment getRegs(Arena arena) {
         return X86.getRegs(this, arena);

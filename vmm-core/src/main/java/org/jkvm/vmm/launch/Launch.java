@@ -61,7 +61,7 @@ public final class Launch implements AutoCloseable {
         VmOutcome outcome = vm.run();
         Duration ran = Duration.ofNanos(System.nanoTime() - t0);
         for (VmExtension x : extensions) x.vmStopped();
-        return new RunReport(outcome, vm.setupTime(), ran, vm.vcpuStats(), vm.strayMmio(),
+        return new RunReport(outcome, vm.setupTime(), ran, vm.vcpuStats(), vm.strayMmio(), vm.unknownHypercalls(),
                 vm.stealTimeRegion() == null ? OptionalLong.empty() : OptionalLong.of(vm.stealTimeRegion().gpa()),
                 System.getProperty("os.version"), vm.guestKernelRelease());
     }

@@ -5,23 +5,26 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
+import org.jkvm.kvm.ExitReason;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.vcpu.VcpuStats;
 
 /**
  * What one VM's run came to, as every front end reports it.
  *
- * @param outcome         how the guest ended
- * @param setup           building the VM (memory, vCPUs, GIC, payload)
- * @param ran             from starting the vCPUs to the last one stopping
- * @param vcpus           each vCPU's counters, in id order
- * @param strayMmio       guest accesses to addresses no device owns
- * @param stealTimeRegion where the steal-time structures sit, if the guest had them
- * @param hostKernel      this host's kernel release
- * @param guestKernel     the release the guest kernel's banner names, if it has one
+ * @param outcome           how the guest ended
+ * @param setup             building the VM (memory, vCPUs, GIC, payload)
+ * @param ran               from starting the vCPUs to the last one stopping
+ * @param vcpus             each vCPU's counters, in id order
+ * @param strayMmio         guest accesses to addresses no device owns
+ * @param unknownHypercalls guest calls of function ids KVM forwarded and no device owns
+ * @param stealTimeRegion   where the steal-time structures sit, if the guest had them
+ * @param hostKernel        this host's kernel release
+ * @param guestKernel       the release the guest kernel's banner names, if it has one
  */
 public record RunReport(VmOutcome outcome, Duration setup, Duration ran, List<VcpuStats> vcpus, long strayMmio,
-                        OptionalLong stealTimeRegion, String hostKernel, Optional<String> guestKernel) {
+                        long unknownHypercalls, OptionalLong stealTimeRegion, String hostKernel,
+                        Optional<String> guestKernel) {
     public RunReport {
         vcpus = List.copyOf(vcpus);
     }
@@ -29,5 +32,10 @@ public record RunReport(VmOutcome outcome, Duration setup, Duration ran, List<Vc
     /** Exits of all vCPUs. */
     public long exits() {
         return vcpus.stream().mapToLong(VcpuStats::totalExits).sum();
+    }
+
+    /** Guest accesses outside RAM that KVM could not decode, answered with a data abort (arm64 NISV exits). */
+    public long undecodableMmio() {
+        return vcpus.stream().mapToLong(v -> v.exits(ExitReason.ARM_NISV)).sum();
     }
 }

@@ -98,4 +98,9 @@ final class KvmVcpuExits implements VcpuExits {
     public long armNisvEsrIss() {
         return run.armNisvEsrIss();
     }
+
+    @Override
+    public void injectDataAbort() {
+        vcpu.armInjectExternalDataAbort();
+    }
 }

@@ -56,4 +56,7 @@ public interface VcpuExits {
 
     /** arm64 NISV: that abort's syndrome (ESR ISS). */
     long armNisvEsrIss();
+
+    /** arm64 NISV: the guest takes an external data abort at that access when it runs again. */
+    void injectDataAbort();
 }

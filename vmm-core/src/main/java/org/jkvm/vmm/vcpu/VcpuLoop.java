@@ -11,12 +11,15 @@ import org.jkvm.kvm.VcpuFd;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
+import org.jkvm.vmm.bus.RangeBus;
 
 /**
  * One vCPU's thread body: pins itself if asked, enters the guest, sends each exit to the bus
- * that owns it, and returns when the machine stops. An exit it cannot handle ends the machine
- * with a {@link VmOutcome.Failed} that names the vCPU and the exit. It reads each exit through
- * {@link VcpuExits}, in place and without allocating; a test drives it with a scripted vCPU.
+ * that owns it, and returns when the machine stops. What the guest does wrong (an access or a
+ * call nothing answers, an access KVM cannot decode) is answered and counted, never fatal; an
+ * exit jkvm cannot handle ends the machine with a {@link VmOutcome.Failed} that names the vCPU
+ * and the exit. It reads each exit through {@link VcpuExits}, in place and without allocating;
+ * a test drives it with a scripted vCPU.
  */
 public final class VcpuLoop implements Runnable {
     private static final System.Logger LOG = System.getLogger(VcpuLoop.class.getName());
@@ -105,13 +108,26 @@ public final class VcpuLoop implements Runnable {
                         + Long.toHexString(vcpu.failEntryReason()), null));
                 case INTERNAL_ERROR -> machine.finish(new VmOutcome.Failed("vcpu " + id
                         + ": KVM internal error, suberror " + vcpu.internalSuberror(), null));
-                case ARM_NISV -> machine.finish(new VmOutcome.Failed("vcpu " + id
-                        + ": the guest accessed 0x" + Long.toHexString(vcpu.armNisvFaultIpa())
-                        + " with an instruction KVM cannot decode (ESR ISS 0x"
-                        + Long.toHexString(vcpu.armNisvEsrIss()) + "); nothing is mapped there", null));
+                case ARM_NISV -> undecodable();
                 default -> machine.finish(new VmOutcome.Failed("vcpu " + id + ": unexpected exit "
                         + exit + " (" + exit.number() + ")", null));
             }
+        }
+    }
+
+    /**
+     * An access outside RAM that KVM could not decode (a load/store pair, a writeback, ...): no
+     * device can be given it, so the guest gets an external data abort, as from a bus error,
+     * and goes on. It is the guest's mistake; a guest doing it in a loop is only logged at first.
+     */
+    private void undecodable() {
+        vcpu.injectDataAbort();
+        long n = stats.exits(ExitReason.ARM_NISV);
+        if (n <= RangeBus.LOGGED_MISSES) {
+            LOG.log(Level.WARNING, "vcpu {0}: access at guest address 0x{1} with an instruction KVM cannot decode"
+                    + " (ESR ISS 0x{2}): the guest gets an external data abort{3}", id,
+                    Long.toHexString(vcpu.armNisvFaultIpa()), Long.toHexString(vcpu.armNisvEsrIss()),
+                    n == RangeBus.LOGGED_MISSES ? " (further ones on this vCPU are only counted)" : "");
         }
     }
 }

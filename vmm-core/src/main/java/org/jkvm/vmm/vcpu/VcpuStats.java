@@ -44,6 +44,11 @@ public final class VcpuStats {
         return m;
     }
 
+    /** Exits for {@code reason}. */
+    public long exits(ExitReason reason) {
+        return exits[reason.ordinal()];
+    }
+
     /** All exits. */
     public long totalExits() {
         long n = 0;

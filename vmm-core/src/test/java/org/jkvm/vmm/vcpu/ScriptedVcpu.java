@@ -42,6 +42,7 @@ public final class ScriptedVcpu implements VcpuExits {
 
     private final List<Long> mmioValuesReturned = new ArrayList<>();
     private final List<long[]> hypercallResults = new ArrayList<>();
+    private final List<Long> dataAbortsInjected = new ArrayList<>();
 
     /** vCPU {@code id} of {@code machine}. */
     public ScriptedVcpu(int id, RecordingMachine machine) {
@@ -138,6 +139,11 @@ public final class ScriptedVcpu implements VcpuExits {
         return hypercallResults;
     }
 
+    /** The addresses of the NISV exits the loop answered with a data abort, in order. */
+    public List<Long> dataAbortsInjected() {
+        return dataAbortsInjected;
+    }
+
     /** Whether the loop bound this vCPU to its thread. */
     public boolean bound() {
         return bound;
@@ -228,5 +234,10 @@ public final class ScriptedVcpu implements VcpuExits {
     @Override
     public long armNisvEsrIss() {
         return armNisvEsrIss;
+    }
+
+    @Override
+    public void injectDataAbort() {
+        dataAbortsInjected.add(armNisvFaultIpa);
     }
 }

@@ -147,10 +147,16 @@ class VcpuLoopTest {
     }
 
     @Test
-    void anUndecodableArmAccessEndsTheMachineNamingTheAddressAndSyndrome() {
-        run(new ScriptedVcpu(6, machine).armNisv(0x0a00_0010L, 0x93L));
-        assertEquals("vcpu 6: the guest accessed 0xa000010 with an instruction KVM cannot decode"
-                + " (ESR ISS 0x93); nothing is mapped there", failed().message());
+    void anUndecodableArmAccessGivesTheGuestADataAbortAndTheGuestGoesOn() {
+        ScriptedVcpu vcpu = new ScriptedVcpu(6, machine).armNisv(0x0a00_0010L, 0x93L)
+                .repeat(20, ExitReason.ARM_NISV, v -> { }).mmioWrite(UART, 1, 0x41);
+        mmio.register("uart", MmioWindow.of(UART, 0x1000), device);
+        VcpuLoop loop = run(vcpu);
+        assertEquals(21, vcpu.dataAbortsInjected().size());
+        assertEquals(0x0a00_0010L, vcpu.dataAbortsInjected().getFirst());
+        assertEquals(List.of("write vcpu=6 offset=0 size=1 value=0x41"), accesses);
+        assertSame(ScriptedVcpu.SCRIPT_ENDED, machine.outcome());
+        assertEquals(21, loop.stats().exits(ExitReason.ARM_NISV));
     }
 
     @Test

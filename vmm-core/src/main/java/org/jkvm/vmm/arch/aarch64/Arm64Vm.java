@@ -100,6 +100,11 @@ public final class Arm64Vm implements AutoCloseable {
     }
 
     private void build(ArmImage image, byte[] initrd) {
+        // An access KVM cannot decode becomes an exit the run loop answers with a data abort;
+        // without it KVM_RUN fails with ENOSYS and one guest instruction would end the VM.
+        if (vm.check(Capability.ARM_NISV_TO_USER) > 0 && vm.check(Capability.ARM_INJECT_EXT_DABT) > 0) {
+            vm.enableCap(Capability.ARM_NISV_TO_USER);
+        }
         memory.add("ram", MemoryRegion.Kind.RAM, Arm64Layout.RAM_BASE, config.memory(), true);
         boolean pmu = vm.check(Capability.ARM_PMU_V3) > 0;
         Arm64.VcpuInit init = vm.armPreferredTarget().with(KvmArm64.KVM_ARM_VCPU_PSCI_0_2());
@@ -250,6 +255,11 @@ public final class Arm64Vm implements AutoCloseable {
     /** Guest accesses to addresses no device owns. */
     public long strayMmio() {
         return mmio.strayAccesses();
+    }
+
+    /** Guest calls of SMCCC function ids KVM forwarded and no device owns. */
+    public long unknownHypercalls() {
+        return hypercalls.unknownCalls();
     }
 
     @Override

@@ -1,10 +1,10 @@
-/* Linked at jkvm's RAM base; preprocessed with probe.h. */
-#include "probe.h"
+/* Linked at the RAM base; preprocessed with layout.h. */
+#include "layout.h"
 OUTPUT_FORMAT("elf64-littleaarch64")
 ENTRY(_start)
 SECTIONS
 {
-	. = 0x40000000;
+	. = RAM_BASE;
 	.text : { KEEP(*(.head)) *(.text .text.*) }
 	.rodata : { *(.rodata .rodata.*) }
 	.data : { *(.data .data.*) }
@@ -15,6 +15,6 @@ SECTIONS
 	__bss_end = .;
 	.stacks (NOLOAD) : ALIGN(4096) { __stacks = .; . += MAX_CPUS * STACK_SIZE; }
 	_end = .;
-	_image_size = _end - 0x40000000;
+	_image_size = _end - RAM_BASE;
 	/DISCARD/ : { *(.comment) *(.note*) *(.eh_frame*) *(.interp) *(.dynamic) }
 }
