@@ -44,6 +44,9 @@ final class RunConfigFile implements IDefaultValueProvider {
             p.load(new StringReader(InputFile.text(file, KIND)));
         } catch (FileProblem e) {
             throw new UserError(OPTION + " " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            // Properties' only complaint, and its message names neither the file nor the fix.
+            throw new UserError(OPTION + " " + file + ": a malformed \\uXXXX escape (write a backslash as \\\\)");
         }
         for (String key : p.stringPropertyNames()) {
             if (!KEYS.contains(key)) throw new UserError(OPTION + " " + file + ": unknown setting '" + key + "'");

@@ -192,6 +192,13 @@ class RunCommandTest {
     }
 
     @Test
+    void malformedEscapeInTheConfigFileIsNamed() throws IOException {
+        Path file = Files.writeString(dir.resolve("bad.conf"), "cmdline = console=\\u00zz\n");
+        assertRefused("--config " + file + ": a malformed \\uXXXX escape (write a backslash as \\\\)",
+                "--config", file.toString());
+    }
+
+    @Test
     void missingConfigFileIsNamed() {
         Path file = dir.resolve("nope.conf");
         assertRefused("--config " + file + ": no such file", "--config", file.toString());
