@@ -1,13 +1,14 @@
 package org.jkvm.vmm.arch.aarch64;
 
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.jkvm.kvm.Capability;
 import org.jkvm.kvm.EventFd;
 import org.jkvm.kvm.VmFd;
-import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.arch.aarch64.fdt.DeviceTreeSpec;
+import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.devices.IrqLine;
 import org.jkvm.vmm.virtio.GuestRam;
 import org.jkvm.vmm.virtio.VirtioDevice;
@@ -23,6 +24,8 @@ import org.jkvm.vmm.virtio.VirtioMmio;
  * releases the eventfds.
  */
 final class VirtioSlots implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(VirtioSlots.class.getName());
+
     private record Slot(VirtioMmio transport, EventFd doorbell, EventFd irq) {}
 
     private final VmFd vm;
@@ -43,6 +46,8 @@ final class VirtioSlots implements AutoCloseable {
     /** Puts {@code device} in the next slot; on failure the device is closed. */
     void add(VirtioDevice device) {
         int n = slots.size();
+        if (n == 0 && !ioeventfd) LOG.log(Level.INFO, "no KVM_IOEVENTFD on this host: virtio queue notifications exit to the vCPU threads");
+        if (n == 0 && !irqfd) LOG.log(Level.INFO, "no KVM_IRQFD on this host: virtio interrupts are raised with KVM_IRQ_LINE");
         if (n == Arm64Layout.VIRTIO_SLOTS) {
             device.close();
             throw new IllegalArgumentException("no room for " + device.name() + ": the machine has "
