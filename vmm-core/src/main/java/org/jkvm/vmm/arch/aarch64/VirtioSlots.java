@@ -88,8 +88,11 @@ final class VirtioSlots implements AutoCloseable {
 
     /** Stops the worker, then closes the eventfds (KVM drops its irqfd when its eventfd closes). */
     private static void release(Slot s) {
-        try (EventFd doorbell = s.doorbell(); EventFd irq = s.irq()) {
+        try {
             if (s.transport() != null) s.transport().close();
+        } finally {
+            s.doorbell().close();
+            if (s.irq() != null) s.irq().close();
         }
     }
 }
