@@ -14,15 +14,16 @@ import org.jkvm.vmm.memory.GuestAddressException;
  * available ring and the device's used ring, each a slice of guest memory taken once, when the
  * driver makes the queue ready. The guest is not trusted: every index read from its memory is
  * checked against the queue size, every buffer against guest memory, every chain against the
- * queue size (so a loop ends); anything else is a {@link VirtioException}. Indirect descriptors
- * are not offered, so one is a protocol error too. Used by one device worker thread at a time.
+ * queue size (so a loop ends); anything else is a {@link VirtioException}. An indirect table
+ * (where negotiated) is checked the same way against its own length, and may not nest. Used by
+ * one device worker thread at a time.
  */
 public final class VirtQueue {
     /** The descriptor continues in {@code next}. */
     static final int DESC_F_NEXT = 1;
     /** The buffer is device-writable. */
     static final int DESC_F_WRITE = 2;
-    /** The buffer holds a table of descriptors (VIRTIO_F_INDIRECT_DESC, not offered). */
+    /** The buffer holds a table of descriptors (VIRTIO_RING_F_INDIRECT_DESC). */
     static final int DESC_F_INDIRECT = 4;
     /** Bytes of one descriptor: addr u64, len u32, flags u16, next u16. */
     static final int DESC_BYTES = 16;
@@ -33,15 +34,18 @@ public final class VirtQueue {
 
     private final GuestRam ram;
     private final int size;
+    private final boolean indirect;
     private final MemorySegment descriptors;
     private final MemorySegment avail;
     private final MemorySegment used;
     private int nextAvail;
     private int nextUsed;
 
-    private VirtQueue(GuestRam ram, int size, MemorySegment descriptors, MemorySegment avail, MemorySegment used) {
+    private VirtQueue(GuestRam ram, int size, boolean indirect, MemorySegment descriptors, MemorySegment avail,
+                      MemorySegment used) {
         this.ram = ram;
         this.size = size;
+        this.indirect = indirect;
         this.descriptors = descriptors;
         this.avail = avail;
         this.used = used;
@@ -50,15 +54,16 @@ public final class VirtQueue {
     /**
      * The queue the driver set up: {@code size} entries, the descriptor table at {@code desc}, the
      * available ring at {@code driver} and the used ring at {@code device}, each aligned as the
-     * specification requires and wholly inside guest memory.
+     * specification requires and wholly inside guest memory; {@code indirect}: whether the driver
+     * took VIRTIO_RING_F_INDIRECT_DESC.
      */
-    public static VirtQueue open(GuestRam ram, int size, int maxSize, long desc, long driver, long device)
+    public static VirtQueue open(GuestRam ram, int size, int maxSize, long desc, long driver, long device, boolean indirect)
             throws VirtioException {
         if (size < 1 || size > maxSize) throw new VirtioException("queue size " + size + " is outside 1.." + maxSize);
         checkAligned("descriptor table", desc, 16);
         checkAligned("available ring", driver, 2);
         checkAligned("used ring", device, 4);
-        return new VirtQueue(ram, size,
+        return new VirtQueue(ram, size, indirect,
                 area(ram, "descriptor table", desc, (long) DESC_BYTES * size),
                 area(ram, "available ring", driver, 6 + 2L * size),
                 area(ram, "used ring", device, 6 + 8L * size));
@@ -105,20 +110,29 @@ public final class VirtQueue {
     private DescriptorChain chain(int head) throws VirtioException {
         List<MemorySegment> readable = new ArrayList<>();
         List<MemorySegment> writable = new ArrayList<>();
+        MemorySegment table = descriptors;
+        int entries = size;
+        String where = "queue";
         int index = head;
         for (int count = 1; ; count++) {
-            if (index >= size) throw new VirtioException("descriptor index %d in a queue of %d".formatted(index, size));
-            if (count > size) throw new VirtioException("chain from descriptor %d is longer than the queue's %d entries (a loop?)"
-                    .formatted(head, size));
+            if (index >= entries) throw new VirtioException("descriptor index %d in the %s of %d".formatted(index, where, entries));
+            if (count > entries) throw new VirtioException("chain from descriptor %d is longer than the %s's %d entries (a loop?)"
+                    .formatted(head, where, entries));
             long at = (long) DESC_BYTES * index;
-            long addr = descriptors.get(U64, at);
-            long len = Integer.toUnsignedLong(descriptors.get(U32, at + 8));
-            int flags = Short.toUnsignedInt(descriptors.get(U16, at + 12));
-            int next = Short.toUnsignedInt(descriptors.get(U16, at + 14));
-            if ((flags & DESC_F_INDIRECT) != 0) {
-                throw new VirtioException("descriptor %d is indirect, which was not negotiated".formatted(index));
-            }
+            long addr = table.get(U64, at);
+            long len = Integer.toUnsignedLong(table.get(U32, at + 8));
+            int flags = Short.toUnsignedInt(table.get(U16, at + 12));
+            int next = Short.toUnsignedInt(table.get(U16, at + 14));
             if (len == 0) throw new VirtioException("descriptor %d has length 0".formatted(index));
+            if ((flags & DESC_F_INDIRECT) != 0) {
+                checkIndirect(index, len, flags, table != descriptors);
+                table = buffer(index, addr, len);
+                entries = (int) (len / DESC_BYTES);
+                where = "indirect table";
+                index = 0;
+                count = 0;
+                continue;
+            }
             MemorySegment buffer = buffer(index, addr, len);
             if ((flags & DESC_F_WRITE) != 0) {
                 writable.add(buffer);
@@ -129,6 +143,17 @@ public final class VirtQueue {
             }
             if ((flags & DESC_F_NEXT) == 0) return new DescriptorChain(head, readable, writable);
             index = next;
+        }
+    }
+
+    /** An indirect descriptor: negotiated, not in a table itself, last in its chain, a table of 1..size entries. */
+    private void checkIndirect(int index, long len, int flags, boolean nested) throws VirtioException {
+        if (!indirect) throw new VirtioException("descriptor %d is indirect, which was not negotiated".formatted(index));
+        if (nested) throw new VirtioException("descriptor %d of an indirect table is indirect itself".formatted(index));
+        if ((flags & DESC_F_NEXT) != 0) throw new VirtioException("indirect descriptor %d has a next".formatted(index));
+        if (len % DESC_BYTES != 0 || len / DESC_BYTES > size) {
+            throw new VirtioException("indirect descriptor %d: a table of %d bytes is not 1..%d whole descriptors"
+                    .formatted(index, len, size));
         }
     }
 

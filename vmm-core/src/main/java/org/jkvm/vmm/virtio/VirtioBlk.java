@@ -29,6 +29,8 @@ public final class VirtioBlk implements VirtioDevice {
     static final byte S_OK = 0, S_IOERR = 1, S_UNSUPP = 2;
     /** Data segments a request may have: a chain has to fit in the queue with its header and status. */
     static final int SEG_MAX = 126;
+    /** The most bytes one file call moves: a descriptor may be up to 4 GiB, a ByteBuffer at most 2 GiB. */
+    private static final long CHUNK = 1 << 30;
 
     private final String name;
     private final FileChannel file;
@@ -135,11 +137,13 @@ public final class VirtioBlk implements VirtioDevice {
         }
         long at = sector * Disk.SECTOR;
         for (MemorySegment b : buffers) {
-            ByteBuffer bb = b.asByteBuffer();
-            while (bb.hasRemaining()) {
-                int n = write ? file.write(bb, at) : file.read(bb, at);
-                if (n < 0) throw new IOException(name + ": the image ended at byte " + at + " (was it truncated?)");
-                at += n;
+            for (long off = 0; off < b.byteSize(); off += CHUNK) {
+                ByteBuffer bb = b.asSlice(off, Math.min(CHUNK, b.byteSize() - off)).asByteBuffer();
+                while (bb.hasRemaining()) {
+                    int n = write ? file.write(bb, at) : file.read(bb, at);
+                    if (n < 0) throw new IOException(name + ": the image ended at byte " + at + " (was it truncated?)");
+                    at += n;
+                }
             }
         }
         return S_OK;

@@ -25,6 +25,8 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
     public static final int QUEUE_NOTIFY = 0x050;
     /** VIRTIO_F_VERSION_1: a modern (virtio 1.x) device; the only kind offered. */
     public static final long F_VERSION_1 = 1L << 32;
+    /** VIRTIO_RING_F_INDIRECT_DESC: chains may be tables in guest memory; the transport offers it for every device. */
+    static final long F_INDIRECT_DESC = 1L << 28;
 
     private static final int MAGIC_VALUE = 0x000, VERSION = 0x004, DEVICE_ID = 0x008, VENDOR_ID = 0x00c;
     private static final int DEVICE_FEATURES = 0x010, DEVICE_FEATURES_SEL = 0x014;
@@ -93,7 +95,7 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
                 case VERSION -> 2;
                 case DEVICE_ID -> device.deviceId();
                 case VENDOR_ID -> VENDOR;
-                case DEVICE_FEATURES -> deviceFeaturesSel > 1 ? 0 : (int) (device.features() >>> (32 * deviceFeaturesSel));
+                case DEVICE_FEATURES -> deviceFeaturesSel > 1 ? 0 : (int) (offered() >>> (32 * deviceFeaturesSel));
                 case QUEUE_NUM_MAX -> q == null ? 0 : device.queueMaxSize();
                 case QUEUE_READY -> q != null && q.queue != null ? 1 : 0;
                 case STATUS -> status;
@@ -163,7 +165,8 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
             case QUEUE_READY -> {
                 if (v != 1) return;
                 try {
-                    q.queue = VirtQueue.open(ram, q.num, device.queueMaxSize(), q.desc, q.driver, q.device);
+                    q.queue = VirtQueue.open(ram, q.num, device.queueMaxSize(), q.desc, q.driver, q.device,
+                            (driverFeatures & F_INDIRECT_DESC) != 0);
                 } catch (VirtioException e) {
                     needsReset("queue " + queueSel + ": " + e.getMessage());
                 }
@@ -184,9 +187,13 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         if ((status & S_DRIVER_OK) != 0) doorbell.signal(); // buffers may already be waiting
     }
 
+    private long offered() {
+        return device.features() | F_INDIRECT_DESC;
+    }
+
     /** The driver took only features offered, and VIRTIO_F_VERSION_1 among them. */
     private boolean featuresAcceptable() {
-        return (driverFeatures & ~device.features()) == 0 && (driverFeatures & F_VERSION_1) != 0;
+        return (driverFeatures & ~offered()) == 0 && (driverFeatures & F_VERSION_1) != 0;
     }
 
     private void reset() {

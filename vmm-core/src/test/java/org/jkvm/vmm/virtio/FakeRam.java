@@ -33,9 +33,14 @@ final class FakeRam implements GuestRam {
         return memory.asSlice(gpa - BASE, length);
     }
 
-    /** Writes descriptor {@code i}. */
+    /** Writes descriptor {@code i} of the queue's table. */
     void descriptor(int i, long addr, int len, int flags, int next) {
-        long at = DESC - BASE + 16L * i;
+        descriptorAt(DESC, i, addr, len, flags, next);
+    }
+
+    /** Writes descriptor {@code i} of the table at {@code table} (an indirect one). */
+    void descriptorAt(long table, int i, long addr, int len, int flags, int next) {
+        long at = table - BASE + 16L * i;
         memory.set(U64, at, addr);
         memory.set(U32, at + 8, len);
         memory.set(U16, at + 12, (short) flags);
@@ -80,6 +85,10 @@ final class FakeRam implements GuestRam {
     }
 
     VirtQueue queue(int size) throws VirtioException {
-        return VirtQueue.open(this, size, 256, DESC, AVAIL, USED);
+        return queue(size, false);
+    }
+
+    VirtQueue queue(int size, boolean indirect) throws VirtioException {
+        return VirtQueue.open(this, size, 256, DESC, AVAIL, USED, indirect);
     }
 }

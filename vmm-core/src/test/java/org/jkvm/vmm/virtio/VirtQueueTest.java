@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("unit")
 class VirtQueueTest {
     private static final int SIZE = 8;
+    private static final long TABLE = DATA + 0x800;
     private final FakeRam ram = new FakeRam(0x10000);
 
     private String refusal() throws VirtioException {
@@ -81,7 +82,7 @@ class VirtQueueTest {
     @Test
     void aHeadOrNextIndexOutsideTheQueueIsRefused() throws VirtioException {
         ram.offer(SIZE, SIZE);
-        assertTrue(refusal().contains("descriptor index 8 in a queue of 8"));
+        assertTrue(refusal().contains("descriptor index 8 in the queue of 8"));
         FakeRam other = new FakeRam(0x10000);
         other.descriptor(0, DATA, 8, DESC_F_NEXT, 0xffff);
         other.offer(0, SIZE);
@@ -113,6 +114,45 @@ class VirtQueueTest {
     }
 
     @Test
+    void anIndirectTableIsReadAsTheChainWhereNegotiated() throws VirtioException {
+        VirtQueue q = ram.queue(SIZE, true);
+        ram.descriptor(4, TABLE, 3 * 16, DESC_F_INDIRECT, 0);
+        ram.descriptorAt(TABLE, 0, DATA, 16, DESC_F_NEXT, 1);
+        ram.descriptorAt(TABLE, 1, DATA + 16, 512, DESC_F_WRITE | DESC_F_NEXT, 2);
+        ram.descriptorAt(TABLE, 2, DATA + 528, 1, DESC_F_WRITE, 0);
+        ram.offer(4, SIZE);
+        DescriptorChain c = q.next();
+        assertEquals(4, c.head());
+        assertEquals(16, Buffers.total(c.readable()));
+        assertEquals(513, c.writableBytes());
+    }
+
+    private String indirectRefusal(int len, int flags) throws VirtioException {
+        ram.descriptor(0, TABLE, len, DESC_F_INDIRECT | flags, 1);
+        ram.offer(0, SIZE);
+        VirtQueue q = ram.queue(SIZE, true);
+        return assertThrows(VirtioException.class, q::next).getMessage();
+    }
+
+    @Test
+    void malformedIndirectTablesAreRefused() throws VirtioException {
+        ram.descriptorAt(TABLE, 0, DATA, 8, DESC_F_NEXT, 1);
+        ram.descriptorAt(TABLE, 1, DATA, 8, DESC_F_NEXT, 0);
+        assertTrue(indirectRefusal(32, 0).contains("longer than the indirect table's 2 entries"));
+        ram.descriptorAt(TABLE, 1, DATA, 8, DESC_F_NEXT, 2);
+        assertTrue(indirectRefusal(32, 0).contains("descriptor index 2 in the indirect table of 2"));
+        assertTrue(indirectRefusal(24, 0).contains("not 1..8 whole descriptors"));
+        assertTrue(indirectRefusal(16 * (SIZE + 1), 0).contains("not 1..8 whole descriptors"));
+        assertTrue(indirectRefusal(32, DESC_F_NEXT).contains("has a next"));
+        ram.descriptorAt(TABLE, 1, TABLE, 32, DESC_F_INDIRECT, 0);
+        assertTrue(indirectRefusal(32, 0).contains("indirect itself"));
+        ram.descriptor(0, FakeRam.BASE + 0x10000 - 16, 32, DESC_F_INDIRECT, 0);
+        assertTrue(refusal().contains("not negotiated"));
+        VirtQueue q = ram.queue(SIZE, true);
+        assertTrue(assertThrows(VirtioException.class, q::next).getMessage().contains("not in guest memory"));
+    }
+
+    @Test
     void aReadableBufferAfterAWritableOneIsRefused() throws VirtioException {
         ram.descriptor(0, DATA, 8, DESC_F_WRITE | DESC_F_NEXT, 1);
         ram.descriptor(1, DATA, 8, 0, 0);
@@ -128,12 +168,12 @@ class VirtQueueTest {
 
     @Test
     void ringsOutsideGuestMemoryOrMisalignedOrABadSizeAreRefused() {
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC + 8, AVAIL, USED));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL + 1, USED));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL, USED + 2));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL, FakeRam.BASE + 0x10000 - 16));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 0, 256, DESC, AVAIL, USED));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 512, 256, DESC, AVAIL, USED));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, 0, AVAIL, USED));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC + 8, AVAIL, USED, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL + 1, USED, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL, USED + 2, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL, FakeRam.BASE + 0x10000 - 16, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 0, 256, DESC, AVAIL, USED, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 512, 256, DESC, AVAIL, USED, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, 0, AVAIL, USED, false));
     }
 }
