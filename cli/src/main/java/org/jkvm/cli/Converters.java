@@ -4,6 +4,7 @@ import java.util.BitSet;
 
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 
@@ -58,6 +59,14 @@ final class Converters {
         @Override
         public PvLockMode convert(String text) {
             return PvLockMode.parse(text);
+        }
+    }
+
+    /** A disk image and its settings such as root.img,ro ({@link Disk#parse}); the image is checked now. */
+    static final class DiskImage implements ITypeConverter<Disk> {
+        @Override
+        public Disk convert(String text) {
+            return Disk.parse(text);
         }
     }
 }

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +23,7 @@ import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
@@ -92,6 +94,14 @@ final class RunCommand implements Callable<Integer> {
                     + " writes them), off (default: ${DEFAULT-VALUE}).")
     private PvLockMode pvlock;
 
+    @Option(names = "--disk", paramLabel = "PATH[,ro][,serial=S]", converter = Converters.DiskImage.class,
+            description = "A raw disk image (a whole number of 512-byte sectors) the guest gets as a virtio-blk"
+                    + " device: /dev/vda, /dev/vdb, ... in the order given; ro: read-only; serial: its id. Repeatable.")
+    private List<Disk> disks = new ArrayList<>();
+
+    @Option(names = "--rng", description = "Give the guest a virtio-rng device, fed from the host's SecureRandom.")
+    private boolean rng;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", converter = Converters.WholeNumber.class,
             description = "Stop the guest after this long (exit code 5).")
     private Integer timeout;
@@ -118,6 +128,10 @@ final class RunCommand implements Callable<Integer> {
                     Sizes.format(config.memory()), vm.setupTime().toMillis(),
                     vm.stealTimeRegion() == null ? "" : ", steal time at 0x" + Long.toHexString(vm.stealTimeRegion().gpa()));
             err.println("jkvm: " + pvLock.describe());
+            for (int i = 0; i < config.disks().size(); i++) {
+                Disk d = config.disks().get(i);
+                err.printf("jkvm: /dev/vd%c: %s%s%n", (char) ('a' + i), d.path(), d.readOnly() ? " (read-only)" : "");
+            }
             err.flush();
             Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
@@ -140,7 +154,8 @@ final class RunCommand implements Callable<Integer> {
 
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
-        return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout == null ? null : Duration.ofSeconds(timeout));
+        return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout == null ? null : Duration.ofSeconds(timeout),
+                disks, rng);
     }
 
     /** Refuses a --stats-json that would replace one of the run's inputs, before the guest runs. */
@@ -150,6 +165,7 @@ final class RunCommand implements Callable<Integer> {
         inputs.put(kernel, "the kernel");
         if (initrd != null) inputs.put(initrd, "the initrd");
         if (configFile != null) inputs.put(configFile, "the " + RunConfigFile.OPTION + " file");
+        for (Disk d : disks) inputs.put(d.path(), "a --disk image");
         OutputFile.refuseOverInputs(Map.of(statsJson, "--stats-json"), inputs, "choose another file");
     }
 

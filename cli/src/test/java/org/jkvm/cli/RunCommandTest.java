@@ -11,6 +11,7 @@ import java.util.List;
 
 import org.jkvm.kvm.Arch;
 import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.config.VmConfig;
 import org.junit.jupiter.api.Assumptions;
@@ -127,6 +128,32 @@ class RunCommandTest {
         assertEquals(2, r.exitCode(), r.err());
         assertEquals("", r.out());
         assertArrayEquals(new String[] {"jkvm: " + message}, r.errLines(), r.err());
+    }
+
+    @Test
+    void disksReachTheConfigInOrderWithTheirSettings() throws Exception {
+        Path root = Files.write(dir.resolve("root.img"), new byte[1024]);
+        Path data = Files.write(dir.resolve("data.img"), new byte[512]);
+        VmConfig c = config("--kernel", kernel.toString(), "--disk", root.toString(),
+                "--disk", data + ",ro,serial=data-1", "--rng");
+        assertEquals(List.of(new Disk(root, false, ""), new Disk(data, true, "data-1")), c.disks());
+        assertTrue(c.rng());
+        assertEquals(List.of(), config("--kernel", kernel.toString()).disks());
+    }
+
+    @Test
+    void aBadDiskIsOneLineNamingItsPathBeforeTheGuestStarts() throws IOException {
+        Path missing = dir.resolve("missing.img");
+        assertRefused("--disk " + missing + ": no such file", "--kernel", kernel.toString(), "--disk", missing.toString());
+        assertRefused("--disk " + dir + ": is a directory, not a disk image", "--kernel", kernel.toString(), "--disk", dir.toString());
+        Path odd = Files.write(dir.resolve("odd.img"), new byte[1000]);
+        assertRefused("--disk " + odd + ": is 1000 bytes, not a whole number of 512-byte sectors",
+                "--kernel", kernel.toString(), "--disk", odd.toString());
+        Path ok = Files.write(dir.resolve("ok.img"), new byte[512]);
+        assertRefused("--disk " + ok + ",rw: unknown setting 'rw'; give PATH[,ro][,serial=S]",
+                "--kernel", kernel.toString(), "--disk", ok + ",rw");
+        assertRefused("--disk " + ok + ": the serial '" + "s".repeat(21) + "' is not at most 20 ASCII characters",
+                "--kernel", kernel.toString(), "--disk", ok + ",serial=" + "s".repeat(21));
     }
 
     @Test

@@ -3,7 +3,9 @@ package org.jkvm.kvm;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /** A Linux eventfd, the doorbell KVM_IRQFD and KVM_IOEVENTFD connect to. */
 public final class EventFd implements AutoCloseable {
@@ -43,6 +45,24 @@ public final class EventFd implements AutoCloseable {
             int errno = Libc.errno();
             if (errno == Libc.EAGAIN) return 0;
             throw new KvmException("read", "eventfd " + fd, errno);
+        }
+    }
+
+    /**
+     * Waits up to {@code timeoutMillis} (-1: without limit) for the counter to be non-zero, as a
+     * device worker waits for its doorbell. Returns whether it is; false also when a signal
+     * interrupted the wait. Does not reset the counter: {@link #take} does.
+     */
+    public boolean await(int timeoutMillis) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment pfd = a.allocate(Libc.POLLFD_BYTES, 8);
+            pfd.set(JAVA_INT, Libc.POLLFD_FD, fd);
+            pfd.set(JAVA_SHORT, Libc.POLLFD_EVENTS, Libc.POLLIN);
+            int rc = Libc.poll(pfd, 1, timeoutMillis);
+            if (rc >= 0) return rc > 0 && (pfd.get(JAVA_SHORT, Libc.POLLFD_REVENTS) & Libc.POLLIN) != 0;
+            int errno = Libc.errno();
+            if (errno == Libc.EINTR) return false;
+            throw new KvmException("poll", "eventfd " + fd, errno);
         }
     }
 

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.List;
 
 import org.jkvm.vmm.arch.aarch64.Arm64Layout;
 import org.jkvm.vmm.io.InputFile;
@@ -21,9 +22,11 @@ import org.jkvm.vmm.io.InputKind;
  * @param pin      host CPUs the vCPU threads may run on, or null for no pinning
  * @param pv       paravirtual features
  * @param timeout  how long the guest may run, or null for no limit
+ * @param disks    raw images the guest gets as virtio-blk devices, /dev/vda first
+ * @param rng      whether the guest gets a virtio-rng device
  */
 public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long memory, BitSet pin,
-                       PvOptions pv, Duration timeout) {
+                       PvOptions pv, Duration timeout, List<Disk> disks, boolean rng) {
     /** Smallest RAM a Linux guest gets anywhere with. */
     public static final long MIN_MEMORY = 64L << 20;
     /** arm64 Linux's COMMAND_LINE_SIZE, including the terminating NUL: it cuts a longer one off without a word. */
@@ -42,6 +45,17 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
         if (initrd != null) fitsInRam("initrd", initrd, memory);
         if (pin != null) pin = (BitSet) pin.clone();
         if (pv == null) pv = PvOptions.DEFAULT;
+        disks = disks == null ? List.of() : List.copyOf(disks);
+        if (disks.size() + (rng ? 1 : 0) > Arm64Layout.VIRTIO_SLOTS) {
+            throw new SettingException("disk", disks.size() + " disks", "jkvm's arm64 machine has room for "
+                    + Arm64Layout.VIRTIO_SLOTS + " virtio devices");
+        }
+    }
+
+    /** A VM without virtio devices. */
+    public VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long memory, BitSet pin, PvOptions pv,
+                    Duration timeout) {
+        this(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout, List.of(), false);
     }
 
     /**

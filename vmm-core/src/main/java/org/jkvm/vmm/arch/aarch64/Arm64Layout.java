@@ -27,6 +27,14 @@ public final class Arm64Layout {
     public static final long PVLOCK = 0x0A10_0000L;
     /** Room each PV region has: 1 MiB, 16384 vCPUs of 64 bytes. */
     public static final long PV_REGION_SPAN = 0x10_0000L;
+    /** The first virtio-mmio transport; the others follow every {@link #VIRTIO_STRIDE} bytes. */
+    public static final long VIRTIO_MMIO = 0x0A20_0000L;
+    /** The room each virtio-mmio transport has (its 0x200 bytes of registers in a 4 KiB page). */
+    public static final long VIRTIO_STRIDE = 0x1000L;
+    /** How many virtio-mmio transports the machine has room for. */
+    public static final int VIRTIO_SLOTS = 32;
+    /** The first virtio-mmio transport's SPI; the others follow one by one. */
+    public static final int VIRTIO_FIRST_SPI = 16;
     /** GICv3 redistributors, 128 KiB per vCPU (64 MiB, up to 512 vCPUs). */
     public static final long GIC_REDIST = 0x1000_0000L;
     /** The most vCPUs the redistributor space holds. */

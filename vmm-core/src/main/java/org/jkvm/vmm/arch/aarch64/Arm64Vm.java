@@ -25,6 +25,7 @@ import org.jkvm.vmm.arch.aarch64.image.ArmImage;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
 import org.jkvm.vmm.bus.MmioWindow;
+import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.devices.PanicWatcher;
 import org.jkvm.vmm.devices.Uart16550;
@@ -35,11 +36,13 @@ import org.jkvm.vmm.memory.MemoryRegion;
 import org.jkvm.vmm.vcpu.VcpuLoop;
 import org.jkvm.vmm.vcpu.VcpuRunListener;
 import org.jkvm.vmm.vcpu.VcpuStats;
+import org.jkvm.vmm.virtio.VirtioBlk;
+import org.jkvm.vmm.virtio.VirtioRng;
 
 /**
  * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
  * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, PMUv3 where offered, secondaries powered off), the
- * GICv3 and ITS, the UART, PV steal time, then the kernel, initrd and device tree in RAM and
+ * GICv3 and ITS, the UART, the virtio devices (disks, then entropy), PV steal time, then the kernel, initrd and device tree in RAM and
  * vCPU 0's boot registers. {@link #run} starts the vCPUs and returns how the guest ended.
  */
 public final class Arm64Vm implements AutoCloseable {
@@ -60,6 +63,7 @@ public final class Arm64Vm implements AutoCloseable {
     private final PanicWatcher panicWatcher;
     private GicV3 gic;
     private Uart16550 uart;
+    private VirtioSlots virtio;
     private VcpuThreads threads;
     private MemoryRegion pvTime;
     private BootLayout boot;
@@ -93,13 +97,13 @@ public final class Arm64Vm implements AutoCloseable {
             v.guestKernelRelease = CompletableFuture.supplyAsync(image::release, Thread::startVirtualThread);
             v.setupTime = Duration.ofNanos(System.nanoTime() - t0);
             return v;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | IOException e) {
             v.close();
             throw e;
         }
     }
 
-    private void build(ArmImage image, byte[] initrd) {
+    private void build(ArmImage image, byte[] initrd) throws IOException {
         // An access KVM cannot decode becomes an exit the run loop answers with a data abort;
         // without it KVM_RUN fails with ENOSYS and one guest instruction would end the VM.
         if (vm.check(Capability.ARM_NISV_TO_USER) > 0 && vm.check(Capability.ARM_INJECT_EXT_DABT) > 0) {
@@ -122,6 +126,10 @@ public final class Arm64Vm implements AutoCloseable {
             }
         }
         uart = devices.add(UART, irq -> new Uart16550(panicWatcher, irq));
+        virtio = new VirtioSlots(vm, devices, memory::slice);
+        List<Disk> disks = config.disks();
+        for (int i = 0; i < disks.size(); i++) virtio.add(VirtioBlk.open("virtio-blk" + i, disks.get(i)));
+        if (config.rng()) virtio.add(new VirtioRng("virtio-rng"));
         if (config.pv().stealTime()) enableStealTime();
 
         boot = BootLayout.place(image, initrd == null ? 0 : initrd.length, config.memory());
@@ -264,6 +272,7 @@ public final class Arm64Vm implements AutoCloseable {
 
     @Override
     public void close() {
+        if (virtio != null) virtio.close(); // the workers use guest memory: they stop before it goes
         for (VcpuFd v : vcpus) v.close();
         if (gic != null) gic.close();
         vm.close();

@@ -33,6 +33,7 @@ public final class ArmDeviceTree {
     private static final int IRQ_TYPE_SPI = 0;
     private static final int IRQ_TYPE_PPI = 1;
     private static final int IRQ_LEVEL_HIGH = 4;
+    private static final int IRQ_EDGE_RISING = 1;
 
     // PSCI 0.2 function ids (SMC64 where the call has a 64-bit form), offered to kernels that
     // only know the "arm,psci" (0.1) binding; KVM with PSCI 0.2 answers these ids only.
@@ -68,6 +69,7 @@ public final class ArmDeviceTree {
         for (DeviceTreeSpec.Device device : spec.devices()) {
             switch (device.binding()) {
                 case NS16550A -> uart(fdt, device);
+                case VIRTIO_MMIO -> virtioMmio(fdt, device);
             }
         }
         chosen(fdt, spec);
@@ -187,6 +189,17 @@ public final class ArmDeviceTree {
         fdt.propertyU32Array("interrupts", IRQ_TYPE_SPI, uart.spi(), IRQ_LEVEL_HIGH);
         fdt.propertyU32("reg-shift", 0);
         fdt.propertyU32("reg-io-width", 1);
+        fdt.endNode();
+    }
+
+    // bindings/virtio/mmio.yaml. Edge-triggered, as Firecracker and cloud-hypervisor declare theirs:
+    // the device interrupts with an irqfd, which pulses the line. The rings are in coherent RAM.
+    private static void virtioMmio(FdtWriter fdt, DeviceTreeSpec.Device virtio) {
+        fdt.beginNode(virtio.nodeName());
+        fdt.propertyString("compatible", virtio.binding().compatible());
+        fdt.propertyU64Array("reg", virtio.reg().base(), virtio.reg().size());
+        fdt.propertyU32Array("interrupts", IRQ_TYPE_SPI, virtio.spi(), IRQ_EDGE_RISING);
+        fdt.propertyEmpty("dma-coherent");
         fdt.endNode();
     }
 

@@ -101,7 +101,9 @@ public record DeviceTreeSpec(
      */
     public enum Binding {
         /** A 16550A UART, bindings/serial/8250.yaml. */
-        NS16550A("serial", "ns16550a");
+        NS16550A("serial", "ns16550a"),
+        /** A virtio-mmio transport, bindings/virtio/mmio.yaml. */
+        VIRTIO_MMIO("virtio", "virtio,mmio");
 
         private final String nodeName;
         private final String compatible;

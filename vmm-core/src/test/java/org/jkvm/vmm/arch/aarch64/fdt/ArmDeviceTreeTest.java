@@ -115,6 +115,20 @@ class ArmDeviceTreeTest {
     }
 
     @Test
+    void aVirtioMmioTransportIsAnEdgeTriggeredCoherentNodeBesideTheConsole() throws Exception {
+        List<Device> devices = List.of(UART.getFirst(), new Device(Binding.VIRTIO_MMIO, new Region(0x0a20_0000L, 0x1000), 16));
+        var spec = new DeviceTreeSpec(mpidrs(1), RAM, gic(1, false), devices, BOOTARGS, Optional.empty(), seed(), false);
+        var tree = Dtc.parse(Dtc.decompile(ArmDeviceTree.build(spec)));
+        var virtio = tree.get("/virtio@a200000");
+        assertNotNull(virtio, tree.keySet().toString());
+        assertEquals("\"virtio,mmio\"", virtio.get("compatible"));
+        assertEquals("<0x00 0xa200000 0x00 0x1000>", virtio.get("reg"));
+        assertEquals("<0x00 0x10 0x01>", virtio.get("interrupts"));
+        assertTrue(virtio.containsKey("dma-coherent"));
+        assertEquals("\"/serial@a000000\"", tree.get("/chosen").get("stdout-path"));
+    }
+
+    @Test
     void cpuNodesUseOnlyTheAffinityFieldsOfTheMpidr() throws Exception {
         // Aff3 = 1, Aff2 = 2, Aff1 = 3, Aff0 = 4, with bit 31 (RES1) and bit 30 (U) set.
         long mpidr = 0x01_c002_0304L;

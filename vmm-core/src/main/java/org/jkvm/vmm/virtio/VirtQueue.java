@@ -1,0 +1,181 @@
+package org.jkvm.vmm.virtio;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jkvm.vmm.memory.GuestAddressException;
+
+/**
+ * A split virtqueue (virtio 1.2, 2.7) as the device sees it: the descriptor table, the driver's
+ * available ring and the device's used ring, each a slice of guest memory taken once, when the
+ * driver makes the queue ready. The guest is not trusted: every index read from its memory is
+ * checked against the queue size, every buffer against guest memory, every chain against the
+ * queue size (so a loop ends); anything else is a {@link VirtioException}. An indirect table
+ * (where negotiated) is checked the same way against its own length, and may not nest. Used by
+ * one device worker thread at a time.
+ */
+public final class VirtQueue {
+    /** The descriptor continues in {@code next}. */
+    static final int DESC_F_NEXT = 1;
+    /** The buffer is device-writable. */
+    static final int DESC_F_WRITE = 2;
+    /** The buffer holds a table of descriptors (VIRTIO_RING_F_INDIRECT_DESC). */
+    static final int DESC_F_INDIRECT = 4;
+    /** Bytes of one descriptor: addr u64, len u32, flags u16, next u16. */
+    static final int DESC_BYTES = 16;
+
+    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final GuestRam ram;
+    private final int size;
+    private final boolean indirect;
+    private final MemorySegment descriptors;
+    private final MemorySegment avail;
+    private final MemorySegment used;
+    private int nextAvail;
+    private int nextUsed;
+
+    private VirtQueue(GuestRam ram, int size, boolean indirect, MemorySegment descriptors, MemorySegment avail,
+                      MemorySegment used) {
+        this.ram = ram;
+        this.size = size;
+        this.indirect = indirect;
+        this.descriptors = descriptors;
+        this.avail = avail;
+        this.used = used;
+    }
+
+    /**
+     * The queue the driver set up: {@code size} entries, the descriptor table at {@code desc}, the
+     * available ring at {@code driver} and the used ring at {@code device}, each aligned as the
+     * specification requires and wholly inside guest memory; {@code indirect}: whether the driver
+     * took VIRTIO_RING_F_INDIRECT_DESC.
+     */
+    public static VirtQueue open(GuestRam ram, int size, int maxSize, long desc, long driver, long device, boolean indirect)
+            throws VirtioException {
+        if (size < 1 || size > maxSize) throw new VirtioException("queue size " + size + " is outside 1.." + maxSize);
+        checkAligned("descriptor table", desc, 16);
+        checkAligned("available ring", driver, 2);
+        checkAligned("used ring", device, 4);
+        return new VirtQueue(ram, size, indirect,
+                area(ram, "descriptor table", desc, (long) DESC_BYTES * size),
+                area(ram, "available ring", driver, 6 + 2L * size),
+                area(ram, "used ring", device, 6 + 8L * size));
+    }
+
+    private static void checkAligned(String what, long gpa, int alignment) throws VirtioException {
+        if (gpa % alignment != 0) {
+            throw new VirtioException("%s at 0x%x is not %d-byte aligned".formatted(what, gpa, alignment));
+        }
+    }
+
+    private static MemorySegment area(GuestRam ram, String what, long gpa, long length) throws VirtioException {
+        try {
+            return ram.slice(gpa, length);
+        } catch (GuestAddressException e) {
+            throw new VirtioException(what + ": " + e.getMessage());
+        }
+    }
+
+    /** The number of entries. */
+    public int size() {
+        return size;
+    }
+
+    /**
+     * The next chain the driver made available, checked, or null when there is none. A malformed
+     * chain, or an available index that ran more than the queue size ahead, is a {@link VirtioException}.
+     */
+    public DescriptorChain next() throws VirtioException {
+        int availIdx = Short.toUnsignedInt(avail.get(U16, 2));
+        VarHandle.acquireFence(); // the ring entries the index covers are read after it
+        int pending = (availIdx - nextAvail) & 0xffff;
+        if (pending == 0) return null;
+        if (pending > size) {
+            throw new VirtioException("available index %d is %d entries ahead of the device's %d in a queue of %d"
+                    .formatted(availIdx, pending, nextAvail, size));
+        }
+        int head = Short.toUnsignedInt(avail.get(U16, 4 + 2L * (nextAvail % size)));
+        DescriptorChain chain = chain(head);
+        nextAvail = (nextAvail + 1) & 0xffff;
+        return chain;
+    }
+
+    private DescriptorChain chain(int head) throws VirtioException {
+        List<MemorySegment> readable = new ArrayList<>();
+        List<MemorySegment> writable = new ArrayList<>();
+        MemorySegment table = descriptors;
+        int entries = size;
+        String where = "queue";
+        int index = head;
+        for (int count = 1; ; count++) {
+            if (index >= entries) throw new VirtioException("descriptor index %d in the %s of %d".formatted(index, where, entries));
+            if (count > entries) throw new VirtioException("chain from descriptor %d is longer than the %s's %d entries (a loop?)"
+                    .formatted(head, where, entries));
+            long at = (long) DESC_BYTES * index;
+            long addr = table.get(U64, at);
+            long len = Integer.toUnsignedLong(table.get(U32, at + 8));
+            int flags = Short.toUnsignedInt(table.get(U16, at + 12));
+            int next = Short.toUnsignedInt(table.get(U16, at + 14));
+            if (len == 0) throw new VirtioException("descriptor %d has length 0".formatted(index));
+            if ((flags & DESC_F_INDIRECT) != 0) {
+                checkIndirect(index, len, flags, table != descriptors);
+                table = buffer(index, addr, len);
+                entries = (int) (len / DESC_BYTES);
+                where = "indirect table";
+                index = 0;
+                count = 0;
+                continue;
+            }
+            MemorySegment buffer = buffer(index, addr, len);
+            if ((flags & DESC_F_WRITE) != 0) {
+                writable.add(buffer);
+            } else if (writable.isEmpty()) {
+                readable.add(buffer);
+            } else {
+                throw new VirtioException("descriptor %d is device-readable after a device-writable one".formatted(index));
+            }
+            if ((flags & DESC_F_NEXT) == 0) return new DescriptorChain(head, readable, writable);
+            index = next;
+        }
+    }
+
+    /** An indirect descriptor: negotiated, not in a table itself, last in its chain, a table of 1..size entries. */
+    private void checkIndirect(int index, long len, int flags, boolean nested) throws VirtioException {
+        if (!indirect) throw new VirtioException("descriptor %d is indirect, which was not negotiated".formatted(index));
+        if (nested) throw new VirtioException("descriptor %d of an indirect table is indirect itself".formatted(index));
+        if ((flags & DESC_F_NEXT) != 0) throw new VirtioException("indirect descriptor %d has a next".formatted(index));
+        if (len % DESC_BYTES != 0 || len / DESC_BYTES > size) {
+            throw new VirtioException("indirect descriptor %d: a table of %d bytes is not 1..%d whole descriptors"
+                    .formatted(index, len, size));
+        }
+    }
+
+    private MemorySegment buffer(int index, long addr, long len) throws VirtioException {
+        try {
+            return ram.slice(addr, len);
+        } catch (GuestAddressException e) {
+            throw new VirtioException("descriptor " + index + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Returns the chain at {@code head} to the driver, saying the device wrote {@code written}
+     * bytes to its writable buffers.
+     */
+    public void complete(int head, int written) {
+        long at = 4 + 8L * (nextUsed % size);
+        used.set(U32, at, head);
+        used.set(U32, at + 4, written);
+        nextUsed = (nextUsed + 1) & 0xffff;
+        VarHandle.releaseFence(); // the driver must see the entry before the index that covers it
+        used.set(U16, 2, (short) nextUsed);
+        VarHandle.fullFence(); // and the index before the interrupt that follows
+    }
+}

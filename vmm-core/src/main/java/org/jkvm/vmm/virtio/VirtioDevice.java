@@ -1,0 +1,40 @@
+package org.jkvm.vmm.virtio;
+
+/**
+ * A virtio device behind a {@link VirtioMmio} transport: what it offers and how it serves its
+ * queues. {@link #serve} runs on the device's worker thread, never on a vCPU thread.
+ */
+public interface VirtioDevice extends AutoCloseable {
+    /** The device type (virtio 1.2, 5): 2 for block, 4 for entropy. */
+    int deviceId();
+
+    /** Its name in logs and thread names, e.g. {@code virtio-blk0}. */
+    String name();
+
+    /** The feature bits it offers, VIRTIO_F_VERSION_1 among them. */
+    long features();
+
+    /** How many queues it has. */
+    int queues();
+
+    /** The most entries a queue may have. */
+    default int queueMaxSize() {
+        return 256;
+    }
+
+    /** Its configuration space, little-endian; reads past the end return 0. */
+    default byte[] config() {
+        return new byte[0];
+    }
+
+    /**
+     * Serves what the driver made available on queue {@code index}; returns whether any chain was
+     * used (so the driver is interrupted). A malformed chain is a {@link VirtioException}; a host
+     * I/O failure is reported to the guest in the device's own way, never thrown.
+     */
+    boolean serve(int index, VirtQueue queue) throws VirtioException;
+
+    /** Releases host resources (files). */
+    @Override
+    default void close() {}
+}

@@ -1,0 +1,47 @@
+package org.jkvm.vmm.virtio;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jkvm.vmm.FuzzInput;
+
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A split queue whose guest memory a fuzzer wrote: the queue size (1 + the first byte's low 4
+ * bits; its bit 7 negotiates indirect descriptors), then up to {@link #RAM} bytes copied to guest address {@link FakeRam#BASE}, where the descriptor
+ * table (+0), available ring (+0x100) and used ring (+0x200) lie; buffers may point anywhere.
+ */
+final class FuzzedQueue {
+    static final int RAM = 0x800;
+    static final long DESC = FakeRam.BASE, AVAIL = FakeRam.BASE + 0x100, USED = FakeRam.BASE + 0x200;
+
+    final FakeRam ram = new FakeRam(RAM);
+    final VirtQueue queue;
+
+    FuzzedQueue(FuzzInput in) throws VirtioException {
+        int first = in.u8();
+        int size = 1 + (first & 15);
+        byte[] memory = in.bytes(RAM);
+        MemorySegment.copy(MemorySegment.ofArray(memory), 0, ram.memory, 0, memory.length);
+        queue = VirtQueue.open(ram, size, 256, DESC, AVAIL, USED, (first & 0x80) != 0);
+    }
+
+    /** The used ring's index. */
+    int usedIndex() {
+        return Short.toUnsignedInt(ram.memory.get(JAVA_SHORT_UNALIGNED, USED - FakeRam.BASE + 2));
+    }
+
+    /** Every buffer of {@code chain} lies inside the fake guest memory, and the chain fits in the queue (or its table). */
+    void checkInside(DescriptorChain chain) {
+        assertTrue(chain.readable().size() + chain.writable().size() <= queue.size(), chain.toString());
+        long lo = ram.memory.address(), hi = lo + ram.memory.byteSize();
+        List<MemorySegment> all = new ArrayList<>(chain.readable());
+        all.addAll(chain.writable());
+        for (MemorySegment b : all) {
+            assertTrue(b.byteSize() > 0 && b.address() >= lo && b.address() + b.byteSize() <= hi, b.toString());
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package org.jkvm.vmm.virtio;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.jkvm.vmm.virtio.FakeRam.DATA;
+import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_NEXT;
+import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_WRITE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** virtio-blk requests against an image file, as a driver lays them out and as a hostile one might. */
+@Tag("unit")
+class VirtioBlkTest {
+    private static final int SIZE = 16;
+    private static final long HEADER = DATA, BUF = DATA + 0x100, STATUS = DATA + 0x2000;
+    private static final int SECTORS = 8;
+
+    @TempDir
+    Path dir;
+    private Path image;
+    private final FakeRam ram = new FakeRam(0x10000);
+    private VirtQueue queue;
+
+    @BeforeEach
+    void setUp() throws IOException, VirtioException {
+        image = dir.resolve("disk.img");
+        byte[] content = new byte[SECTORS * 512];
+        for (int i = 0; i < content.length; i++) content[i] = (byte) (i / 512 + 1);
+        Files.write(image, content);
+        queue = ram.queue(SIZE);
+    }
+
+    private VirtioBlk device(boolean readOnly) throws IOException {
+        FileChannel f = readOnly ? FileChannel.open(image, StandardOpenOption.READ)
+                : FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        return new VirtioBlk("virtio-blk0", f, SECTORS, readOnly, "jkvm-test-disk");
+    }
+
+    /** A header, one data buffer of {@code len} (writable for reads) and the status byte. */
+    private void request(int type, long sector, int len, boolean dataWritable) {
+        byte[] header = new byte[16];
+        header[0] = (byte) type;
+        for (int i = 0; i < 8; i++) header[8 + i] = (byte) (sector >>> (8 * i));
+        ram.put(HEADER, header);
+        ram.put(STATUS, new byte[] {(byte) 0xff});
+        ram.descriptor(0, HEADER, 16, DESC_F_NEXT, 1);
+        if (len > 0) {
+            ram.descriptor(1, BUF, len, DESC_F_NEXT | (dataWritable ? DESC_F_WRITE : 0), 2);
+            ram.descriptor(2, STATUS, 1, DESC_F_WRITE, 0);
+        } else {
+            ram.descriptor(1, STATUS, 1, DESC_F_WRITE, 0);
+        }
+        ram.offer(0, SIZE);
+    }
+
+    private int serve(VirtioBlk blk) throws VirtioException {
+        assertTrue(blk.serve(0, queue));
+        return ram.get(STATUS);
+    }
+
+    private byte[] buffer(int len) {
+        byte[] b = new byte[len];
+        for (int i = 0; i < len; i++) b[i] = ram.get(BUF + i);
+        return b;
+    }
+
+    @Test
+    void readsWritesAndFlushesTheImage() throws Exception {
+        try (VirtioBlk blk = device(false)) {
+            request(BlkRequest.T_IN, 2, 1024, true);
+            assertEquals(VirtioBlk.S_OK, serve(blk));
+            byte[] expected = new byte[1024];
+            Arrays.fill(expected, 0, 512, (byte) 3);
+            Arrays.fill(expected, 512, 1024, (byte) 4);
+            assertArrayEquals(expected, buffer(1024));
+            assertArrayEquals(new long[] {0, 1025}, ram.usedEntry(0));
+
+            byte[] data = new byte[512];
+            Arrays.fill(data, (byte) 0x5a);
+            ram.put(BUF, data);
+            request(BlkRequest.T_OUT, 7, 512, false);
+            assertEquals(VirtioBlk.S_OK, serve(blk));
+            request(BlkRequest.T_FLUSH, 0, 0, false);
+            assertEquals(VirtioBlk.S_OK, serve(blk));
+        }
+        byte[] now = Files.readAllBytes(image);
+        assertEquals(0x5a, now[7 * 512]);
+        assertEquals(7, now[6 * 512 + 511]);
+    }
+
+    @Test
+    void getIdAnswersTheSerialPaddedToTwentyBytes() throws Exception {
+        try (VirtioBlk blk = device(false)) {
+            request(BlkRequest.T_GET_ID, 0, 20, true);
+            assertEquals(VirtioBlk.S_OK, serve(blk));
+            assertArrayEquals(Arrays.copyOf("jkvm-test-disk".getBytes(), 20), buffer(20));
+        }
+    }
+
+    @Test
+    void aReadOnlyDiskRefusesWritesWithAnIoError() throws Exception {
+        try (VirtioBlk blk = device(true)) {
+            assertTrue((blk.features() & VirtioBlk.F_RO) != 0);
+            request(BlkRequest.T_OUT, 0, 512, false);
+            assertEquals(VirtioBlk.S_IOERR, serve(blk));
+            request(BlkRequest.T_IN, 0, 512, true);
+            assertEquals(VirtioBlk.S_OK, serve(blk));
+        }
+        assertEquals(1, Files.readAllBytes(image)[0]);
+    }
+
+    @Test
+    void requestsPastTheEndOrOfPartSectorsOrUnknownTypesAreErrors() throws Exception {
+        try (VirtioBlk blk = device(false)) {
+            request(BlkRequest.T_IN, SECTORS, 512, true);
+            assertEquals(VirtioBlk.S_IOERR, serve(blk));
+            request(BlkRequest.T_IN, -1, 512, true);
+            assertEquals(VirtioBlk.S_IOERR, serve(blk));
+            request(BlkRequest.T_OUT, SECTORS - 1, 1024, false);
+            assertEquals(VirtioBlk.S_IOERR, serve(blk));
+            request(BlkRequest.T_IN, 0, 100, true);
+            assertEquals(VirtioBlk.S_IOERR, serve(blk));
+            request(11, 0, 16, false);
+            assertEquals(VirtioBlk.S_UNSUPP, serve(blk));
+        }
+    }
+
+    @Test
+    void aHostIoErrorBecomesAnIoErrorForTheGuest() throws Exception {
+        VirtioBlk blk = device(false);
+        blk.close();
+        request(BlkRequest.T_IN, 0, 512, true);
+        assertEquals(VirtioBlk.S_IOERR, serve(blk));
+        assertArrayEquals(new long[] {0, 1}, ram.usedEntry(0));
+    }
+
+    @Test
+    void theHeaderMaySpanDescriptorsAndTheStatusShareOne() throws Exception {
+        try (VirtioBlk blk = device(false)) {
+            byte[] header = new byte[16];
+            header[8] = 1; // sector 1, type IN
+            ram.put(HEADER, header);
+            ram.descriptor(0, HEADER, 5, DESC_F_NEXT, 1);
+            ram.descriptor(1, HEADER + 5, 11, DESC_F_NEXT, 2);
+            ram.descriptor(2, BUF, 513, DESC_F_WRITE, 0);
+            ram.offer(0, SIZE);
+            assertTrue(blk.serve(0, queue));
+            assertEquals(VirtioBlk.S_OK, ram.get(BUF + 512));
+            assertEquals(2, ram.get(BUF));
+        }
+    }
+
+    @Test
+    void aShortHeaderIsAnIoErrorAndNoStatusByteIsAProtocolError() throws Exception {
+        try (VirtioBlk blk = device(false)) {
+            ram.descriptor(0, HEADER, 8, DESC_F_NEXT, 1);
+            ram.descriptor(1, STATUS, 1, DESC_F_WRITE, 0);
+            ram.offer(0, SIZE);
+            assertEquals(VirtioBlk.S_IOERR, serve(blk));
+            ram.descriptor(0, HEADER, 16, 0, 0);
+            ram.offer(0, SIZE);
+            assertTrue(assertThrows(VirtioException.class, () -> blk.serve(0, queue)).getMessage().contains("no status byte"));
+            assertFalse(blk.serve(0, queue));
+        }
+    }
+}

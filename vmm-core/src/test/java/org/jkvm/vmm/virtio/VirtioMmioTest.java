@@ -1,0 +1,133 @@
+package org.jkvm.vmm.virtio;
+
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import org.jkvm.kvm.EventFd;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.jkvm.vmm.virtio.FakeRam.AVAIL;
+import static org.jkvm.vmm.virtio.FakeRam.DATA;
+import static org.jkvm.vmm.virtio.FakeRam.DESC;
+import static org.jkvm.vmm.virtio.FakeRam.USED;
+import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_NEXT;
+import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_WRITE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The transport as Linux's virtio_mmio driver drives it: identification, feature negotiation,
+ * queue set-up, a notification served on the worker thread and answered with an interrupt, and
+ * DEVICE_NEEDS_RESET for a guest that breaks the protocol, until it resets the device.
+ */
+@Tag("unit")
+class VirtioMmioTest {
+    private static final int STATUS = 0x70, QUEUE_READY = 0x44, INTERRUPT_STATUS = 0x60, INTERRUPT_ACK = 0x64;
+    private static final int ACK_DRIVER = 1 | 2, FEATURES_OK = 8, DRIVER_OK = 4;
+
+    private final FakeRam ram = new FakeRam(0x10000);
+    private final EventFd doorbell = EventFd.create();
+    private final Semaphore interrupts = new Semaphore(0);
+    private final VirtioMmio mmio = new VirtioMmio(new VirtioRng("virtio-rng"), ram, doorbell, interrupts::release);
+
+    @AfterEach
+    void tearDown() {
+        mmio.close();
+        doorbell.close();
+    }
+
+    private long read(int offset) {
+        return mmio.read(0, offset, 4);
+    }
+
+    private void write(int offset, long value) {
+        mmio.write(0, offset, 4, value);
+    }
+
+    private void negotiate() {
+        write(STATUS, ACK_DRIVER);
+        write(0x24, 1);
+        write(0x20, 1); // VIRTIO_F_VERSION_1 is bit 0 of the high word
+        write(STATUS, ACK_DRIVER | FEATURES_OK);
+        assertEquals(ACK_DRIVER | FEATURES_OK, read(STATUS));
+        write(0x30, 0);
+        assertEquals(256, read(0x34));
+        write(0x38, 8);
+        write(0x80, DESC);
+        write(0x90, AVAIL);
+        write(0xa0, USED);
+        write(QUEUE_READY, 1);
+        assertEquals(1, read(QUEUE_READY));
+        write(STATUS, ACK_DRIVER | FEATURES_OK | DRIVER_OK);
+    }
+
+    @Test
+    void identifiesAsAVersionTwoDevice() {
+        assertEquals(0x74726976, read(0x000));
+        assertEquals(2, read(0x004));
+        assertEquals(4, read(0x008));
+        write(0x14, 1);
+        assertEquals(1, read(0x010));
+        assertEquals(0, mmio.read(0, 0x000, 2), "registers answer 32-bit reads only");
+    }
+
+    @Test
+    void featuresWithoutVersion1OrNotOfferedAreNotAccepted() {
+        write(STATUS, ACK_DRIVER);
+        write(STATUS, ACK_DRIVER | FEATURES_OK);
+        assertEquals(ACK_DRIVER, read(STATUS));
+        write(0x24, 1);
+        write(0x20, 1 | 2);
+        write(STATUS, ACK_DRIVER | FEATURES_OK);
+        assertEquals(ACK_DRIVER, read(STATUS));
+    }
+
+    @Test
+    void aNotificationIsServedOffTheVcpuThreadAndInterrupts() throws InterruptedException {
+        negotiate();
+        ram.descriptor(0, DATA, 32, DESC_F_WRITE, 0);
+        ram.offer(0, 8);
+        write(0x50, 0);
+        assertTrue(interrupts.tryAcquire(5, TimeUnit.SECONDS));
+        assertEquals(1, ram.usedIndex());
+        assertEquals(32, ram.usedEntry(0)[1]);
+        assertEquals(1, read(INTERRUPT_STATUS));
+        write(INTERRUPT_ACK, 1);
+        assertEquals(0, read(INTERRUPT_STATUS));
+    }
+
+    @Test
+    void aMalformedChainSetsNeedsResetUntilTheDriverResets() throws InterruptedException {
+        negotiate();
+        ram.descriptor(0, DATA, 32, DESC_F_WRITE | DESC_F_NEXT, 0);
+        ram.offer(0, 8);
+        write(0x50, 0);
+        assertTrue(interrupts.tryAcquire(5, TimeUnit.SECONDS));
+        assertEquals(64, read(STATUS) & 64);
+        assertEquals(2, read(INTERRUPT_STATUS));
+        assertEquals(0, ram.usedIndex());
+
+        write(STATUS, 0);
+        assertEquals(0, read(STATUS));
+        assertEquals(0, read(QUEUE_READY));
+        ram.descriptor(0, DATA, 32, DESC_F_WRITE, 0);
+        ram.clearRings();
+        negotiate();
+        ram.offer(0, 8);
+        write(0x50, 0);
+        assertTrue(interrupts.tryAcquire(5, TimeUnit.SECONDS));
+        assertEquals(1, ram.usedIndex(), "the re-made queue serves again");
+    }
+
+    @Test
+    void aQueueOutsideGuestMemoryNeedsReset() {
+        write(STATUS, ACK_DRIVER);
+        write(0x38, 8);
+        write(0x80, 0x10);
+        write(QUEUE_READY, 1);
+        assertEquals(0, read(QUEUE_READY));
+        assertEquals(64, read(STATUS) & 64);
+    }
+}
