@@ -59,7 +59,7 @@ final class RunCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = RunConfigFile.OPTION, paramLabel = "FILE",
-            description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, timeout);"
+            description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout);"
                     + " options given on the command line win.")
     private Path configFile;
 
@@ -88,6 +88,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--pv", paramLabel = "NAME=on|off", converter = Converters.Pv.class,
             description = "Paravirtual features (steal-time), e.g. steal-time=off.")
     private PvOptions pv = PvOptions.DEFAULT;
+
+    @Option(names = "--pmu", description = "Give the guest a PMUv3 where the host offers one (default: none; KVM"
+            + " backs its counters with host perf events, which oopsed a 6.12 host).")
+    private boolean pmu;
 
     @Option(names = "--pvlock", paramLabel = "MODE", defaultValue = "auto", converter = Converters.PvLock.class,
             description = "PV-lock preempted flags: auto, kernel (host kernel with the series), userspace (jkvm"
@@ -154,8 +158,8 @@ final class RunCommand implements Callable<Integer> {
 
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
-        return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout == null ? null : Duration.ofSeconds(timeout),
-                disks, rng);
+        return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu,
+                timeout == null ? null : Duration.ofSeconds(timeout), disks, rng);
     }
 
     /** Refuses a --stats-json that would replace one of the run's inputs, before the guest runs. */

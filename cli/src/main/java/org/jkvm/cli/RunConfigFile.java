@@ -24,7 +24,7 @@ final class RunConfigFile implements IDefaultValueProvider {
     static final String OPTION = "--config";
     /** A few lines of settings: 64 KiB is plenty. */
     private static final InputKind KIND = new InputKind("a config file", 64 << 10);
-    private static final List<String> KEYS = List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "timeout");
+    private static final List<String> KEYS = List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "pmu", "timeout");
 
     private Path loaded;
     private Properties settings;

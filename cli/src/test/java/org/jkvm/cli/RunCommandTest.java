@@ -102,6 +102,7 @@ class RunCommandTest {
         assertEquals("console=ttyS0", c.cmdline());
         assertNull(c.pin());
         assertTrue(c.pv().stealTime());
+        assertFalse(c.pmu(), "no guest PMU unless --pmu");
         assertNull(c.timeout());
     }
 
@@ -109,13 +110,14 @@ class RunCommandTest {
     void everyOptionReachesTheConfig() throws Exception {
         Path initrd = Files.write(dir.resolve("initrd"), new byte[] {2});
         VmConfig c = config("--kernel", kernel.toString(), "--initrd", initrd.toString(), "--cmdline", "quiet",
-                "--cpus", "4", "--memory", "1G", "--pin", "0-3", "--pv", "steal-time=off", "--timeout", "60");
+                "--cpus", "4", "--memory", "1G", "--pin", "0-3", "--pv", "steal-time=off", "--pmu", "--timeout", "60");
         assertEquals(initrd, c.initrd());
         assertEquals("quiet", c.cmdline());
         assertEquals(4, c.cpus());
         assertEquals(1L << 30, c.memory());
         assertEquals(CpuSet.parse("0-3"), c.pin());
         assertFalse(c.pv().stealTime());
+        assertTrue(c.pmu());
         assertEquals(Duration.ofSeconds(60), c.timeout());
     }
 
@@ -195,12 +197,13 @@ class RunCommandTest {
     @Test
     void configFileSuppliesSettings() throws Exception {
         Path file = Files.writeString(dir.resolve("vm.conf"),
-                "kernel = " + kernel + "\ncpus = 2\nmemory = 256M\npv = steal-time=off\ncmdline = console=ttyS0 quiet\n");
+                "kernel = " + kernel + "\ncpus = 2\nmemory = 256M\npv = steal-time=off\npmu = true\ncmdline = console=ttyS0 quiet\n");
         VmConfig c = config("--config", file.toString());
         assertEquals(kernel, c.kernel());
         assertEquals(2, c.cpus());
         assertEquals(256L << 20, c.memory());
         assertFalse(c.pv().stealTime());
+        assertTrue(c.pmu());
         assertEquals("console=ttyS0 quiet", c.cmdline());
     }
 

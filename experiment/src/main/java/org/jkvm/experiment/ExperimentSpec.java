@@ -99,13 +99,14 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      * @param name           unique; part of run ids
      * @param pvlock         the {@code --pvlock} mode
      * @param stealTime      PV steal time on or off ({@code --pv steal-time=})
+     * @param pmu            the guest has a PMUv3 ({@code --pmu}); off unless the spec says on
      * @param kernel         a different guest kernel, or null for the spec's
      * @param hostKernelArgs extra arguments for the emulated host's kernel (e.g.
      *                       {@code kvm-arm.wfe_trap_policy=notrap}), or null; only used when jkvm runs in the emulated host
      * @param vcpus          vCPUs override, or 0 for the spec's
      * @param pin            CPU list override (normalised), or null for the spec's
      */
-    public record Variant(String name, PvLockMode pvlock, boolean stealTime, Path kernel, String hostKernelArgs,
+    public record Variant(String name, PvLockMode pvlock, boolean stealTime, boolean pmu, Path kernel, String hostKernelArgs,
                           int vcpus, String pin) {}
 
     /** Reads and validates a spec; relative paths are resolved against the spec's folder. */
@@ -213,7 +214,7 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
     /** The VM each of a run's {@link #vms} is: what the runner boots. */
     public VmConfig vmConfig(Variant v, Workload w) {
         return new VmConfig(kernel(v), guest.initrd(), kernelCmdline(w), vcpus(v), memory, pinSet(v),
-                new PvOptions(v.stealTime()), timeout(w));
+                new PvOptions(v.stealTime()), v.pmu(), timeout(w));
     }
 
     /**

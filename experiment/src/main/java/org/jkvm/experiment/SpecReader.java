@@ -35,7 +35,7 @@ final class SpecReader {
             "variants", "reference", "repetitions", "warmup", "timeout");
     private static final List<String> GUEST = List.of("kernel", "initrd", "cmdline");
     private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds");
-    private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "kernel",
+    private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "pmu", "kernel",
             "host_kernel_args", "vcpus", "pin");
     private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
@@ -243,17 +243,8 @@ final class SpecReader {
                 if (p != null && !PVLOCK.contains(p)) error(pN.pos(), at(path, "pvlock"), pN.show() + " is not one of " + String.join(", ", PVLOCK));
                 else if (p != null) pvlock = PvLockMode.parse(p);
             }
-            boolean steal = true;
-            Member sM = o.members().get("steal_time");
-            if (sM != null) {
-                Node s = sM.value();
-                switch (s) {
-                    case Bool b -> steal = b.value();
-                    case Str str when str.value().equals("on") -> steal = true;
-                    case Str str when str.value().equals("off") -> steal = false;
-                    default -> error(s.pos(), at(path, "steal_time"), s.show() + " is not one of on, off");
-                }
-            }
+            boolean steal = onOff(o, path, "steal_time", true);
+            boolean pmu = onOff(o, path, "pmu", false);
             Member kM = o.members().get("kernel");
             Path kernel = kM == null ? null : file(placed(at(path, "kernel"), kM.value()), at(path, "kernel"));
             Member hM = o.members().get("host_kernel_args");
@@ -262,7 +253,7 @@ final class SpecReader {
             int vcpus = vM == null ? 0 : positive(placed(at(path, "vcpus"), vM.value()), at(path, "vcpus"), Integer.MAX_VALUE);
             Member pinM = o.members().get("pin");
             String pin = pinM == null ? null : cpus(placed(at(path, "pin"), pinM.value()), at(path, "pin"));
-            if (name != null && pvlock != null) out.add(new Variant(name, pvlock, steal, kernel, host == null ? null : host.strip(), vcpus, pin));
+            if (name != null && pvlock != null) out.add(new Variant(name, pvlock, steal, pmu, kernel, host == null ? null : host.strip(), vcpus, pin));
         }
         return base != null ? base : first;
     }
@@ -306,6 +297,22 @@ final class SpecReader {
         if (n instanceof Str s) return s.value();
         error(n.pos(), path, "expected a string, found " + n.kind() + " " + n.show());
         return null;
+    }
+
+    /** An optional on/off field (or true/false); {@code absent} when it is not there. */
+    private boolean onOff(Obj o, String path, String field, boolean absent) {
+        Member m = o.members().get(field);
+        if (m == null) return absent;
+        Node n = m.value();
+        switch (n) {
+            case Bool b -> { return b.value(); }
+            case Str str when str.value().equals("on") -> { return true; }
+            case Str str when str.value().equals("off") -> { return false; }
+            default -> {
+                error(n.pos(), at(path, field), n.show() + " is not one of on, off");
+                return absent;
+            }
+        }
     }
 
     private boolean bool(Node n, String path) {

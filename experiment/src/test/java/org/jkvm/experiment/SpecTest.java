@@ -119,6 +119,7 @@ class SpecTest {
         assertEquals(512L << 20, s.memory());
         assertEquals("", s.guest().cmdline());
         assertEquals(PvLockMode.AUTO, s.variant("b").pvlock());
+        assertFalse(s.variant("a").pmu(), "no guest PMU unless a variant asks for one");
         assertEquals(Duration.ofSeconds(1 + ExperimentSpec.TIMEOUT_SLACK_SECONDS), s.timeout(s.workloads().getFirst()));
     }
 
@@ -184,8 +185,17 @@ class SpecTest {
     }
 
     @Test
+    void aVariantCanGiveTheGuestAPmu() {
+        ExperimentSpec s = ExperimentSpec.parse(minimal("", ", \"pmu\": \"on\""), Path.of("m.json"), false, Map.of());
+        assertTrue(s.variant("a").pmu());
+        assertFalse(s.variant("b").pmu());
+        assertTrue(ExperimentSpec.parse(minimal("", ", \"pmu\": true"), Path.of("m.json"), false, Map.of()).variant("a").pmu());
+        assertEquals(List.of("7:56 variants[0].pmu: \"yes\" is not one of on, off"), errors(minimal("", ", \"pmu\": \"yes\"")));
+    }
+
+    @Test
     void unknownFieldsInVariantsAreErrors() {
-        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, kernel, host_kernel_args, vcpus, pin"),
+        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, kernel, host_kernel_args, vcpus, pin"),
                 errors(minimal("", ", \"pv_lock\": \"off\"")));
     }
 

@@ -43,16 +43,19 @@ class Arm64BootTest {
     }
 
 
+    /** The 8-vCPU guest asks for a PMU ({@code --pmu}); the others get none, the default. */
     @Test
     void bootsToTheMarkerWith1And2And8VcpusAllOnlineAndPowerOffEndsWith0() throws Exception {
         Steps steps = new Steps();
+        String pmus = GuestFixture.command("echo PMU-DEVICES $(ls /sys/bus/event_source/devices | grep -c pmuv3)");
         for (int n : new int[] {1, 2, 8}) {
-            steps.step("cpus" + n, GuestFixture.jkvmRun("--cpus " + n + " --memory 512M --timeout 300", ""));
+            steps.step("cpus" + n, GuestFixture.jkvmRun("--cpus " + n + " --memory 512M --timeout 300" + (n == 8 ? " --pmu" : ""), pmus));
         }
         Map<String, Steps.Step> out = runSteps(steps, List.of());
         for (int n : new int[] {1, 2, 8}) {
             Steps.Step s = Steps.require(out, "cpus" + n);
             assertTrue(s.output().contains("JKVM-GUEST-READY cpus=" + n + " "), s.output());
+            assertTrue(s.output().contains("PMU-DEVICES " + (n == 8 ? 1 : 0)), "the guest's PMUs follow --pmu:\n" + s.output());
             assertTrue(s.output().contains("the guest powered off"), s.output());
             assertEquals(0, s.exitCode(), s.output());
         }

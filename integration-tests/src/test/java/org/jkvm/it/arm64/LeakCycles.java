@@ -98,7 +98,7 @@ public final class LeakCycles {
 
     private static VmConfig config(Path kernel, Path initrd, int cpus, long memory) {
         return new VmConfig(kernel, initrd, "hostile.mode=calm", cpus, memory, null, PvOptions.DEFAULT,
-                Duration.ofSeconds(120));
+                false, Duration.ofSeconds(120));
     }
 
     /** One create/run/destroy cycle; false (and a line saying why) unless the guest powered off. */

@@ -21,12 +21,14 @@ import org.jkvm.vmm.io.InputKind;
  * @param memory   guest RAM in bytes, a whole number of MiB, at least 64 MiB
  * @param pin      host CPUs the vCPU threads may run on, or null for no pinning
  * @param pv       paravirtual features
+ * @param pmu      whether the guest gets a PMUv3 (where the host offers one); off by default, see
+ *                 {@link org.jkvm.vmm.arch.aarch64.GuestPmu}
  * @param timeout  how long the guest may run, or null for no limit
  * @param disks    raw images the guest gets as virtio-blk devices, /dev/vda first
  * @param rng      whether the guest gets a virtio-rng device
  */
 public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long memory, BitSet pin,
-                       PvOptions pv, Duration timeout, List<Disk> disks, boolean rng) {
+                       PvOptions pv, boolean pmu, Duration timeout, List<Disk> disks, boolean rng) {
     /** Smallest RAM a Linux guest gets anywhere with. */
     public static final long MIN_MEMORY = 64L << 20;
     /** arm64 Linux's COMMAND_LINE_SIZE, including the terminating NUL: it cuts a longer one off without a word. */
@@ -54,8 +56,8 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
 
     /** A VM without virtio devices. */
     public VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long memory, BitSet pin, PvOptions pv,
-                    Duration timeout) {
-        this(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout, List.of(), false);
+                    boolean pmu, Duration timeout) {
+        this(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout, List.of(), false);
     }
 
     /**

@@ -35,7 +35,7 @@ class VmConfigTest {
     }
 
     VmConfig config(Path kernel, Path initrd, int cpus, long memory, BitSet pin, Duration timeout) {
-        return new VmConfig(kernel, initrd, "console=ttyS0", cpus, memory, pin, PvOptions.DEFAULT, timeout);
+        return new VmConfig(kernel, initrd, "console=ttyS0", cpus, memory, pin, PvOptions.DEFAULT, false, timeout);
     }
 
     static void assertRefused(String message, Executable e) {
@@ -65,7 +65,7 @@ class VmConfigTest {
 
     @Test
     void optionalSettingsDefault() {
-        VmConfig c = new VmConfig(kernel, null, null, 1, 64 * MiB, null, null, null);
+        VmConfig c = new VmConfig(kernel, null, null, 1, 64 * MiB, null, null, false, null);
         assertNull(c.initrd());
         assertEquals("", c.cmdline());
         assertNull(c.pin());
@@ -197,17 +197,17 @@ class VmConfigTest {
     @Test
     void commandLineOverArm64LinuxsLimitIsRefused() {
         String longest = "x".repeat(VmConfig.MAX_CMDLINE_BYTES - 1);
-        assertDoesNotThrow(() -> new VmConfig(kernel, null, longest, 1, 64 * MiB, null, null, null));
+        assertDoesNotThrow(() -> new VmConfig(kernel, null, longest, 1, 64 * MiB, null, null, false, null));
         assertRefused("cmdline 2048 bytes: arm64 Linux keeps at most 2047 bytes of command line (COMMAND_LINE_SIZE)",
-                () -> new VmConfig(kernel, null, longest + "y", 1, 64 * MiB, null, null, null));
+                () -> new VmConfig(kernel, null, longest + "y", 1, 64 * MiB, null, null, false, null));
         assertRefused("cmdline 2048 bytes: arm64 Linux keeps at most 2047 bytes of command line (COMMAND_LINE_SIZE)",
-                () -> new VmConfig(kernel, null, "\u00e9".repeat(1024), 1, 64 * MiB, null, null, null));
+                () -> new VmConfig(kernel, null, "\u00e9".repeat(1024), 1, 64 * MiB, null, null, false, null));
     }
 
     @Test
     void commandLineWithANulIsRefused() {
         assertRefused("cmdline: contains a NUL character, which would end it there",
-                () -> new VmConfig(kernel, null, "quiet\0x", 1, 64 * MiB, null, null, null));
+                () -> new VmConfig(kernel, null, "quiet\0x", 1, 64 * MiB, null, null, false, null));
     }
 
     @Test

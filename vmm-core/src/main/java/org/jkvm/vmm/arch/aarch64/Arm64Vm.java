@@ -41,13 +41,13 @@ import org.jkvm.vmm.virtio.VirtioRng;
 
 /**
  * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
- * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, PMUv3 where offered, secondaries powered off), the
- * GICv3 and ITS, the UART, the virtio devices (disks, then entropy), PV steal time, then the kernel, initrd and device tree in RAM and
+ * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, a PMUv3 if asked for and offered, secondaries powered off), the
+ * GICv3 and ITS, the UART, the virtio devices (disks, then entropy), PV steal time, then the kernel, initrd
+ * and device tree in RAM and
  * vCPU 0's boot registers. {@link #run} starts the vCPUs and returns how the guest ended.
  */
 public final class Arm64Vm implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Arm64Vm.class.getName());
-    private static final int PMU_INTID = 16 + ArmDeviceTree.PMU_PPI;
     private static final PlatformDevice UART = new PlatformDevice("uart",
             new MmioWindow(Arm64Layout.UART, Arm64Layout.UART_WINDOW, Uart16550.SIZE),
             Arm64Layout.UART_SPI, DeviceTreeSpec.Binding.NS16550A);
@@ -110,21 +110,15 @@ public final class Arm64Vm implements AutoCloseable {
             vm.enableCap(Capability.ARM_NISV_TO_USER);
         }
         memory.add("ram", MemoryRegion.Kind.RAM, Arm64Layout.RAM_BASE, config.memory(), true);
-        boolean pmu = vm.check(Capability.ARM_PMU_V3) > 0;
-        Arm64.VcpuInit init = vm.armPreferredTarget().with(KvmArm64.KVM_ARM_VCPU_PSCI_0_2());
-        if (pmu) init = init.with(KvmArm64.KVM_ARM_VCPU_PMU_V3());
+        GuestPmu pmu = GuestPmu.choose(config.pmu(), vm.check(Capability.ARM_PMU_V3) > 0);
+        Arm64.VcpuInit init = pmu.features(vm.armPreferredTarget().with(KvmArm64.KVM_ARM_VCPU_PSCI_0_2()));
         for (int i = 0; i < config.cpus(); i++) {
             VcpuFd v = vm.createVcpu(i);
             vcpus.add(v);
             v.armVcpuInit(i == 0 ? init : init.with(KvmArm64.KVM_ARM_VCPU_POWER_OFF()));
         }
         gic = GicV3.create(vm, config.cpus(), true);
-        if (pmu) {
-            for (VcpuFd v : vcpus) {
-                v.setDeviceAttr(KvmArm64.KVM_ARM_VCPU_PMU_V3_CTRL(), KvmArm64.KVM_ARM_VCPU_PMU_V3_IRQ(), PMU_INTID);
-                v.setDeviceAttr(KvmArm64.KVM_ARM_VCPU_PMU_V3_CTRL(), KvmArm64.KVM_ARM_VCPU_PMU_V3_INIT());
-            }
-        }
+        pmu.setUp(vcpus);
         uart = devices.add(UART, irq -> new Uart16550(panicWatcher, irq));
         virtio = new VirtioSlots(vm, devices, memory::slice);
         List<Disk> disks = config.disks();
@@ -137,7 +131,7 @@ public final class Arm64Vm implements AutoCloseable {
         if (initrd != null) memory.write(boot.initrd(), initrd);
         List<Long> mpidrs = new ArrayList<>();
         for (VcpuFd v : vcpus) mpidrs.add(v.getOneReg(KvmArm64.JKVM_REG_ARM64_MPIDR_EL1()));
-        byte[] dtb = ArmDeviceTree.build(deviceTree(mpidrs, initrd, pmu));
+        byte[] dtb = ArmDeviceTree.build(deviceTree(mpidrs, initrd, pmu.on()));
         if (dtb.length > Arm64Layout.FDT_MAX) throw new IllegalStateException("device tree of " + dtb.length + " bytes exceeds 2 MiB");
         memory.write(boot.fdt(), dtb);
 
