@@ -98,6 +98,8 @@ final class Libc {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle READ = withErrno("read",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle PREAD = withErrno("pread",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle WRITE = withErrno("write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle GETTID = bind("gettid", FunctionDescriptor.of(JAVA_INT));
@@ -199,6 +201,15 @@ final class Libc {
     static long read(int fd, MemorySegment buf, long count) {
         try {
             return (long) READ.invokeExact(STATE.get(), fd, buf, count);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** pread(2): reads at {@code offset} without moving the file position. Does not allocate. */
+    static long pread(int fd, MemorySegment buf, long count, long offset) {
+        try {
+            return (long) PREAD.invokeExact(STATE.get(), fd, buf, count, offset);
         } catch (Throwable t) {
             throw rethrow(t);
         }
