@@ -138,6 +138,9 @@ struct pvlock_vcpu_state {
 
 /* MPIDR_EL1 (op0 3, op1 0, CRn 0, CRm 0, op2 5): the affinity the FDT's cpu@ nodes use */
 #define JKVM_REG_ARM64_MPIDR_EL1	ARM64_SYS_REG(3, 0, 0, 0, 5)
+/* VBAR_EL1 (op0 3, op1 0, CRn 12, CRm 0, op2 0): where the guest kernel put its vectors, which
+ * the profiler compares with the System.map's to find the KASLR offset */
+#define JKVM_REG_ARM64_VBAR_EL1	ARM64_SYS_REG(3, 0, 12, 0, 0)
 
 /* PSTATE at boot: EL1h with D, A, I, F masked (0x3C5); bits from uapi <asm/ptrace.h> */
 #define JKVM_ARM64_PSTATE_EL1H_DAIF	\

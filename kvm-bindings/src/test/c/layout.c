@@ -32,6 +32,7 @@
 #include <string.h>
 
 #define S(t) printf("size %s %zu\n", #t, sizeof(struct t));
+#define U(t) printf("size %s %zu\n", #t, sizeof(union t));
 #define F(t, path)                                                             \
 	printf("offset %s.%s %zu\n", #t, #path, offsetof(struct t, path));     \
 	printf("fieldsize %s.%s %zu\n", #t, #path, sizeof(((struct t *)0)->path));
@@ -268,6 +269,17 @@ static void perf_bitfield(const char *name, const struct perf_event_attr *attr)
 		perf_bitfield(#macro, &a);                                     \
 	} while (0);
 
+/* timer_create(2) with SIGEV_THREAD_ID: the guest profiler's per-thread CPU-time timer */
+static void timer(void)
+{
+	U(sigval)
+	S(sigevent)
+	F(sigevent, sigev_value)
+	F(sigevent, sigev_signo)
+	F(sigevent, sigev_notify)
+	F(sigevent, _sigev_un._tid)
+}
+
 static void perf(void)
 {
 	S(perf_event_attr)
@@ -468,6 +480,7 @@ int main(void)
 {
 	kvm_run();
 	common();
+	timer();
 	perf();
 	arch();
 	constants();

@@ -4019,6 +4019,15 @@ public class KvmArm64 extends KvmArm64$shared {
     public static int CLOCK_MONOTONIC() {
         return CLOCK_MONOTONIC;
     }
+    private static final int CLOCK_THREAD_CPUTIME_ID = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define CLOCK_THREAD_CPUTIME_ID 3
+     * }
+     */
+    public static int CLOCK_THREAD_CPUTIME_ID() {
+        return CLOCK_THREAD_CPUTIME_ID;
+    }
     private static final int __NR_perf_event_open = (int)241L;
     /**
      * {@snippet lang=c :
@@ -4027,6 +4036,15 @@ public class KvmArm64 extends KvmArm64$shared {
      */
     public static int __NR_perf_event_open() {
         return __NR_perf_event_open;
+    }
+    private static final int SIGEV_THREAD_ID = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define SIGEV_THREAD_ID 4
+     * }
+     */
+    public static int SIGEV_THREAD_ID() {
+        return SIGEV_THREAD_ID;
     }
     private static final int KVM_REG_ARM_STD_BIT_TRNG_V1_0 = (int)0L;
     /**
@@ -7375,6 +7393,15 @@ public class KvmArm64 extends KvmArm64$shared {
      */
     public static long JKVM_REG_ARM64_MPIDR_EL1() {
         return JKVM_REG_ARM64_MPIDR_EL1;
+    }
+    private static final long JKVM_REG_ARM64_VBAR_EL1 = 6931039826524489216L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_REG_ARM64_VBAR_EL1 6931039826524489216
+     * }
+     */
+    public static long JKVM_REG_ARM64_VBAR_EL1() {
+        return JKVM_REG_ARM64_VBAR_EL1;
     }
     private static final int JKVM_ARM64_PSTATE_EL1H_DAIF = (int)965L;
     /**

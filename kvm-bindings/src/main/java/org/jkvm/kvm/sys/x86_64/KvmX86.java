@@ -2867,6 +2867,15 @@ public class KvmX86 extends KvmX86$shared {
     public static int CLOCK_MONOTONIC() {
         return CLOCK_MONOTONIC;
     }
+    private static final int CLOCK_THREAD_CPUTIME_ID = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define CLOCK_THREAD_CPUTIME_ID 3
+     * }
+     */
+    public static int CLOCK_THREAD_CPUTIME_ID() {
+        return CLOCK_THREAD_CPUTIME_ID;
+    }
     private static final int __NR_perf_event_open = (int)298L;
     /**
      * {@snippet lang=c :
@@ -2875,6 +2884,15 @@ public class KvmX86 extends KvmX86$shared {
      */
     public static int __NR_perf_event_open() {
         return __NR_perf_event_open;
+    }
+    private static final int SIGEV_THREAD_ID = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define SIGEV_THREAD_ID 4
+     * }
+     */
+    public static int SIGEV_THREAD_ID() {
+        return SIGEV_THREAD_ID;
     }
     private static final int KVM_DEV_TYPE_FSL_MPIC_20 = (int)1L;
     /**
