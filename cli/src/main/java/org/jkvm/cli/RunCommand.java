@@ -7,10 +7,12 @@ import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import org.jkvm.experiment.Json;
@@ -28,8 +30,11 @@ import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.io.OutputFile;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
+import org.jkvm.vmm.launch.VmExtension;
+import org.jkvm.vmm.profile.SymbolTable;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -99,6 +104,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--stats-json", paramLabel = "FILE", description = "Write the run's statistics as JSON.")
     private Path statsJson;
 
+    @Mixin
+    private ProfileOptions profile = new ProfileOptions();
+
     @Override
     public Integer call() throws Exception {
         if (Arch.host() != Arch.AARCH64) {
@@ -107,11 +115,15 @@ final class RunCommand implements Callable<Integer> {
         }
         VmConfig config = config();
         checkOutputs();
+        Optional<SymbolTable> symbols = profile.check();
         PrintWriter err = spec.commandLine().getErr();
         OutputStream console = new FileOutputStream(FileDescriptor.out);
+        List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock)));
+        attach.addAll(profile.attach());
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
+             ClaimedOutput folded = profile.claimOut();
              Kvm kvm = Kvm.open();
-             Launch launch = Launch.prepare(kvm, config, console, List.of(PvLockDevice.attaching(pvlock)))) {
+             Launch launch = Launch.prepare(kvm, config, console, attach)) {
             Arm64Vm vm = launch.vm();
             PvLockDevice pvLock = launch.extension(PvLockDevice.class);
             err.printf("jkvm: %d vCPU%s, %s RAM, set up in %d ms%s%n", config.cpus(), config.cpus() == 1 ? "" : "s",
@@ -123,6 +135,7 @@ final class RunCommand implements Callable<Integer> {
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
             RunReport run = launch.run();
             RunSummary.print(err, run, pvLock);
+            profile.report(launch, symbols, run.kvm(), err, folded);
             if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
             return exitCode(run.outcome());
         }

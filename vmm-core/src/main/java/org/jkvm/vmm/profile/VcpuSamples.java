@@ -1,0 +1,72 @@
+package org.jkvm.vmm.profile;
+
+import java.util.Arrays;
+
+/**
+ * One vCPU's samples, written only by its thread: each sample's PC, exception level and
+ * weight (how many periods of CPU time it stands for), and what sampling cost.
+ */
+public final class VcpuSamples {
+    private long[] pcs = new long[1024];
+    private byte[] els = new byte[1024];
+    private int[] weights = new int[1024];
+    private int count;
+    private long weight;
+    private long handlerNanos;
+    private long cpuNanos;
+
+    /** Records a sample: the PC, the exception level, how many periods it stands for, what taking it cost. */
+    public void add(long pc, int el, int w, long tookNanos) {
+        if (count == pcs.length) {
+            pcs = Arrays.copyOf(pcs, count * 2);
+            els = Arrays.copyOf(els, count * 2);
+            weights = Arrays.copyOf(weights, count * 2);
+        }
+        pcs[count] = pc;
+        els[count] = (byte) el;
+        weights[count] = w;
+        count++;
+        weight += w;
+        handlerNanos += tookNanos;
+    }
+
+    /** Records the thread's CPU time while it was watched. */
+    public void ranFor(long nanos) {
+        cpuNanos = nanos;
+    }
+
+    /** Samples taken. */
+    public int count() {
+        return count;
+    }
+
+    /** Sample {@code i}'s guest PC. */
+    public long pc(int i) {
+        return pcs[i];
+    }
+
+    /** Sample {@code i}'s exception level (0: user). */
+    public int el(int i) {
+        return els[i];
+    }
+
+    /** How many periods of CPU time sample {@code i} stands for. */
+    public int weight(int i) {
+        return weights[i];
+    }
+
+    /** Samples, each counted with its weight. */
+    public long totalWeight() {
+        return weight;
+    }
+
+    /** Time spent taking samples (clock read, register reads), on the vCPU's thread. */
+    public long handlerNanos() {
+        return handlerNanos;
+    }
+
+    /** The thread's CPU time while the profiler watched it. */
+    public long cpuNanos() {
+        return cpuNanos;
+    }
+}
