@@ -13,8 +13,8 @@ final class ProfileText {
     private ProfileText() {}
 
     static void print(PrintWriter err, ProfileReport r, KvmStatsWindow kvm) {
-        err.printf("jkvm: profile: %d on-CPU samples; %s; %.1f us per sample on the vCPU thread%n", r.samples(),
-                r.symbolisation(), r.nanosPerSample() / 1000);
+        err.printf("jkvm: profile: %d on-CPU samples; %s; each cost its vCPU thread %.1f us (median; mean %.1f, max %.1f)%n",
+                r.samples(), r.symbolisation(), r.medianCost() / 1e3, r.cost().getAverage() / 1e3, r.cost().getMax() / 1e3);
         for (ProfileReport.VcpuProfile v : r.vcpus()) {
             StatChange halted = kvm.vcpus().size() > v.vcpu() ? kvm.vcpus().get(v.vcpu()).get("halt_wait_ns") : null;
             err.printf("jkvm: profile: vcpu %d: %d samples over %.2f s on CPU%s%n", v.vcpu(), v.samples(), v.cpuNanos() / 1e9,

@@ -17,8 +17,10 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * a timer on its own CPU time ({@link ThreadCpuTimer}) which interrupts KVM_RUN; the thread
  * then reads the guest's PC and PSTATE and goes back in. Time a vCPU spends preempted on the
  * host or halted in the guest is no CPU time, so it is never sampled as if it ran. Each sample
- * is weighted by the periods of CPU time it stands for (signals that arrive while the thread
- * is outside KVM_RUN are taken at its next entry). Arm64 guests.
+ * is weighted by the periods of CPU time it stands for. A period that ended while the thread
+ * was outside KVM_RUN (jkvm handling an exit) is taken at the next entry and counted as
+ * {@link VcpuSamples#VMM}, not charged to the guest: the thread's CPU time is read at each
+ * entry while profiling. Arm64 guests.
  */
 public final class GuestProfiler implements VmExtension, VcpuRunListener {
     private static final long PC = KvmArm64.JKVM_REG_ARM64_PC();
@@ -34,6 +36,7 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
     private final ThreadCpuTimer[] timers;
     private final long[] nextDue;
     private final long[] startCpu;
+    private final long[] cpuAtEntry;
     private final MemorySegment[] clocks;
     private final Arena arena = Arena.ofShared();
     private volatile OptionalLong vbar = OptionalLong.empty();
@@ -47,6 +50,7 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
         this.timers = new ThreadCpuTimer[n];
         this.nextDue = new long[n];
         this.startCpu = new long[n];
+        this.cpuAtEntry = new long[n];
         this.clocks = new MemorySegment[n];
         for (int i = 0; i < n; i++) {
             samples[i] = new VcpuSamples();
@@ -77,7 +81,9 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
     }
 
     @Override
-    public void entering(int vcpu) {}
+    public void entering(int vcpu) {
+        cpuAtEntry[vcpu] = ThreadCpuTimer.currentThreadCpuNanos(clocks[vcpu]);
+    }
 
     @Override
     public void left(int vcpu) {}
@@ -86,14 +92,24 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
     public void interrupted(int vcpu) {
         long t0 = System.nanoTime();
         long cpu = ThreadCpuTimer.currentThreadCpuNanos(clocks[vcpu]);
-        if (cpu < nextDue[vcpu]) return; // a kick, not the timer
-        long periods = (cpu - nextDue[vcpu]) / periodNanos + 1;
-        nextDue[vcpu] += periods * periodNanos;
+        long due = nextDue[vcpu];
+        if (cpu < due) return; // a kick, not the timer
+        long periods = (cpu - due) / periodNanos + 1;
+        long entry = cpuAtEntry[vcpu];
+        long outside = entry < due ? 0 : Math.min(periods, (entry - due) / periodNanos + 1);
+        nextDue[vcpu] = due + periods * periodNanos;
+        VcpuSamples s = samples[vcpu];
+        if (outside > 0) s.add(0, VcpuSamples.VMM, weight(outside), 0);
+        if (periods == outside) return;
         VcpuFd v = vcpus.get(vcpu);
         long pc = v.getOneReg(PC);
         long pstate = v.getOneReg(PSTATE);
         int el = (pstate & PSTATE_AARCH32) != 0 ? 0 : (int) ((pstate >> 2) & 3);
-        samples[vcpu].add(pc, el, (int) Math.min(periods, Integer.MAX_VALUE), System.nanoTime() - t0);
+        s.add(pc, el, weight(periods - outside), System.nanoTime() - t0);
+    }
+
+    private static int weight(long periods) {
+        return (int) Math.min(periods, Integer.MAX_VALUE);
     }
 
     @Override

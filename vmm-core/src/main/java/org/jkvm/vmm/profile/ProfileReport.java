@@ -3,6 +3,7 @@ package org.jkvm.vmm.profile;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.LongSummaryStatistics;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -18,13 +19,15 @@ import java.util.TreeMap;
  * @param vcpus         each vCPU's profile, in vCPU order
  * @param total         the top symbols over all vCPUs
  * @param samples       all samples (weighted)
- * @param nanosPerSample what taking one sample cost the vCPU thread, on average
+ * @param cost          what taking one sample cost the vCPU thread (clock and register reads), in ns
  * @param folded        the folded stacks, one line each
  */
 public record ProfileReport(String symbolisation, List<VcpuProfile> vcpus, List<SymbolShare> total, long samples,
-                            double nanosPerSample, List<String> folded) {
+                            LongSummaryStatistics cost, long medianCost, List<String> folded) {
     /** Frames of EL0 samples: the guest's user space, not symbolised. */
     public static final String USER = "[user]";
+    /** Frames of periods the vCPU thread spent in jkvm (exit handling), outside the guest. */
+    public static final String VMM = "[jkvm]";
     /** The symbol the kernel's exception vectors start at: VBAR_EL1 minus its address is the KASLR offset. */
     static final String VECTORS = "vectors";
 
@@ -69,8 +72,7 @@ public record ProfileReport(String symbolisation, List<VcpuProfile> vcpus, List<
         Map<String, Long> all = new HashMap<>();
         Map<String, Long> folded = new TreeMap<>();
         List<VcpuProfile> perVcpu = new ArrayList<>();
-        long handler = 0;
-        long taken = 0;
+        List<Long> costs = new ArrayList<>();
         for (int v = 0; v < profile.vcpus().size(); v++) {
             VcpuSamples s = profile.vcpus().get(v);
             Map<String, Long> counts = new HashMap<>();
@@ -81,15 +83,20 @@ public record ProfileReport(String symbolisation, List<VcpuProfile> vcpus, List<
                 folded.merge("vcpu" + v + ";" + frame, (long) s.weight(i), Long::sum);
             }
             perVcpu.add(new VcpuProfile(v, s.totalWeight(), s.cpuNanos(), top(counts, s.totalWeight(), topN)));
-            handler += s.handlerNanos();
-            taken += s.count();
+            for (int i = 0; i < s.count(); i++) {
+                if (s.el(i) != VcpuSamples.VMM) costs.add(s.took(i));
+            }
         }
         long n = all.values().stream().mapToLong(Long::longValue).sum();
-        return new ProfileReport(how, perVcpu, top(all, n, topN), n, taken == 0 ? Double.NaN : (double) handler / taken,
+        costs.sort(null);
+        return new ProfileReport(how, perVcpu, top(all, n, topN), n,
+                costs.stream().mapToLong(Long::longValue).summaryStatistics(),
+                costs.isEmpty() ? 0 : costs.get(costs.size() / 2),
                 folded.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList());
     }
 
     private static String frame(long pc, int el, Optional<SymbolTable> symbols, long offset) {
+        if (el == VcpuSamples.VMM) return VMM;
         if (el == 0) return USER;
         return symbols.flatMap(t -> t.at(pc - offset)).orElse("0x" + Long.toHexString(pc));
     }

@@ -7,12 +7,15 @@ import java.util.Arrays;
  * weight (how many periods of CPU time it stands for), and what sampling cost.
  */
 public final class VcpuSamples {
+    /** The "exception level" of periods the vCPU thread spent in jkvm, handling exits, not in the guest. */
+    public static final int VMM = -1;
+
     private long[] pcs = new long[1024];
     private byte[] els = new byte[1024];
     private int[] weights = new int[1024];
+    private long[] took = new long[1024];
     private int count;
     private long weight;
-    private long handlerNanos;
     private long cpuNanos;
 
     /** Records a sample: the PC, the exception level, how many periods it stands for, what taking it cost. */
@@ -21,13 +24,14 @@ public final class VcpuSamples {
             pcs = Arrays.copyOf(pcs, count * 2);
             els = Arrays.copyOf(els, count * 2);
             weights = Arrays.copyOf(weights, count * 2);
+            took = Arrays.copyOf(took, count * 2);
         }
         pcs[count] = pc;
         els[count] = (byte) el;
         weights[count] = w;
+        took[count] = tookNanos;
         count++;
         weight += w;
-        handlerNanos += tookNanos;
     }
 
     /** Records the thread's CPU time while it was watched. */
@@ -45,7 +49,7 @@ public final class VcpuSamples {
         return pcs[i];
     }
 
-    /** Sample {@code i}'s exception level (0: user). */
+    /** Sample {@code i}'s exception level (0: user), or {@link #VMM}. */
     public int el(int i) {
         return els[i];
     }
@@ -55,14 +59,14 @@ public final class VcpuSamples {
         return weights[i];
     }
 
+    /** What taking sample {@code i} cost the vCPU's thread, in nanoseconds. */
+    public long took(int i) {
+        return took[i];
+    }
+
     /** Samples, each counted with its weight. */
     public long totalWeight() {
         return weight;
-    }
-
-    /** Time spent taking samples (clock read, register reads), on the vCPU's thread. */
-    public long handlerNanos() {
-        return handlerNanos;
     }
 
     /** The thread's CPU time while the profiler watched it. */

@@ -66,7 +66,9 @@ class ProfileReportTest {
 
         assertTrue(r.symbolisation().contains("KASLR offset 0x12340000"), r.symbolisation());
         assertEquals(6, r.samples());
-        assertEquals(150, r.nanosPerSample(), 1e-9);
+        assertEquals(150, r.cost().getAverage(), 1e-9);
+        assertEquals(100, r.medianCost());
+        assertEquals(300, r.cost().getMax());
         assertEquals("osq_lock", r.total().getFirst().symbol());
         assertEquals(4, r.total().getFirst().samples());
         assertEquals(2, r.total().size(), "top 2 only");
@@ -85,5 +87,16 @@ class ProfileReportTest {
         GuestProfile p = new GuestProfile(99, List.of(v), OptionalLong.empty());
         assertEquals("0x40001234", ProfileReport.of(p, Optional.empty(), 5).total().getFirst().symbol());
         assertTrue(ProfileReport.of(p, Optional.of(MAP), 5).symbolisation().contains("taken as linked"));
+    }
+
+    @Test
+    void periodsSpentInJkvmAreTheirOwnFrameAndNotACostOfSampling() {
+        VcpuSamples v = new VcpuSamples();
+        v.add(0, VcpuSamples.VMM, 2, 0);
+        v.add(0xffff800080020010L, 1, 1, 40);
+        ProfileReport r = ProfileReport.of(new GuestProfile(99, List.of(v), OptionalLong.empty()), Optional.of(MAP), 5);
+        assertEquals(List.of("vcpu0;[jkvm] 2", "vcpu0;osq_lock 1"), r.folded());
+        assertEquals(1, r.cost().getCount(), "only guest samples read registers");
+        assertEquals(40, r.medianCost());
     }
 }
