@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.jkvm.vmm.kvmstats.KvmStatsWindow;
@@ -56,6 +57,16 @@ final class ProfileOptions {
         } catch (IOException | IllegalArgumentException e) {
             throw new UserError("--symbols " + symbols + ": " + e.getMessage());
         }
+    }
+
+    /** Adds --profile-out, if given, to what the run writes. */
+    void addOutputs(Map<Path, String> outputs) {
+        if (out != null) outputs.put(out, "--profile-out");
+    }
+
+    /** Adds --symbols, if given, to what the run reads. */
+    void addInputs(Map<Path, String> inputs) {
+        if (symbols != null) inputs.put(symbols, "the --symbols file");
     }
 
     /** --profile-out claimed before boot, or null. */

@@ -156,14 +156,18 @@ final class RunCommand implements Callable<Integer> {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, timeout == null ? null : Duration.ofSeconds(timeout));
     }
 
-    /** Refuses a --stats-json that would replace one of the run's inputs, before the guest runs. */
+    /** Refuses a --stats-json or --profile-out that would replace one of the run's inputs, before the guest runs. */
     void checkOutputs() throws IOException {
-        if (statsJson == null) return;
+        Map<Path, String> outputs = new LinkedHashMap<>();
+        if (statsJson != null) outputs.put(statsJson, "--stats-json");
+        profile.addOutputs(outputs);
+        if (outputs.isEmpty()) return;
         Map<Path, String> inputs = new LinkedHashMap<>();
         inputs.put(kernel, "the kernel");
         if (initrd != null) inputs.put(initrd, "the initrd");
         if (configFile != null) inputs.put(configFile, "the " + RunConfigFile.OPTION + " file");
-        OutputFile.refuseOverInputs(Map.of(statsJson, "--stats-json"), inputs, "choose another file");
+        profile.addInputs(inputs);
+        OutputFile.refuseOverInputs(outputs, inputs, "choose another file");
     }
 
     static int exitCode(VmOutcome o) {
