@@ -5,17 +5,21 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.OptionalLong;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
 import org.jkvm.kvm.KvmException;
 import org.jkvm.kvm.ThreadCpuTimer;
 import org.jkvm.kvm.VcpuFd;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
 import org.jkvm.vmm.launch.VmExtension;
+import org.jkvm.vmm.memory.GuestMemory;
 import org.jkvm.vmm.vcpu.VcpuRunListener;
 
 /**
  * Samples where each vCPU is, from the VMM side (no agent in the guest): every vCPU thread gets
  * a timer on its own CPU time ({@link ThreadCpuTimer}) which interrupts KVM_RUN; the thread
- * then reads the guest's PC and PSTATE and goes back in. Time a vCPU spends preempted on the
+ * then reads the guest's PC and PSTATE (in the kernel also its frame records, through its own
+ * page tables: {@link KernelFrames}) and goes back in. Time a vCPU spends preempted on the
  * host or halted in the guest is no CPU time, so it is never sampled as if it ran. Each sample
  * is weighted by the periods of CPU time it stands for. A period that ended while the thread
  * was outside KVM_RUN (jkvm handling an exit) is taken at the next entry and counted as
@@ -26,6 +30,10 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
     private static final long PC = KvmArm64.JKVM_REG_ARM64_PC();
     private static final long PSTATE = KvmArm64.JKVM_REG_ARM64_PSTATE();
     private static final long VBAR_EL1 = KvmArm64.JKVM_REG_ARM64_VBAR_EL1();
+    private static final long X29 = KvmArm64.JKVM_REG_ARM64_X0() + 29 * KvmArm64.JKVM_REG_ARM64_CORE_X_STRIDE();
+    private static final long TTBR1_EL1 = KvmArm64.JKVM_REG_ARM64_TTBR1_EL1();
+    private static final long TCR_EL1 = KvmArm64.JKVM_REG_ARM64_TCR_EL1();
+    private static final int EL1 = 1;
     /** PSTATE.M[4] set: the vCPU was in AArch32 (only at EL0 under arm64 KVM). */
     private static final long PSTATE_AARCH32 = 1L << 4;
 
@@ -38,10 +46,12 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
     private final long[] startCpu;
     private final long[] cpuAtEntry;
     private final MemorySegment[] clocks;
+    private final long[][] returns;
+    private final KernelFrames frames;
     private final Arena arena = Arena.ofShared();
     private volatile OptionalLong vbar = OptionalLong.empty();
 
-    private GuestProfiler(int hz, List<VcpuFd> vcpus) {
+    private GuestProfiler(int hz, List<VcpuFd> vcpus, GuestMemory memory) {
         this.hz = hz;
         this.periodNanos = 1_000_000_000L / hz;
         this.vcpus = List.copyOf(vcpus);
@@ -52,6 +62,8 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
         this.startCpu = new long[n];
         this.cpuAtEntry = new long[n];
         this.clocks = new MemorySegment[n];
+        this.returns = new long[n][KernelFrames.MAX_DEPTH];
+        this.frames = new KernelFrames(gpa -> memory.slice(gpa, Long.BYTES).get(JAVA_LONG_UNALIGNED, 0));
         for (int i = 0; i < n; i++) {
             samples[i] = new VcpuSamples();
             clocks[i] = ThreadCpuTimer.clockScratch(arena);
@@ -62,7 +74,7 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
     public static VmExtension.Attach attaching(int hz) {
         if (hz < 1 || hz > 10_000) throw new IllegalArgumentException("profile rate " + hz + " Hz: give 1 to 10000");
         return vm -> {
-            GuestProfiler p = new GuestProfiler(hz, vm.vcpus());
+            GuestProfiler p = new GuestProfiler(hz, vm.vcpus(), vm.memory());
             vm.addRunListener(p);
             return p;
         };
@@ -105,7 +117,8 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
         long pc = v.getOneReg(PC);
         long pstate = v.getOneReg(PSTATE);
         int el = (pstate & PSTATE_AARCH32) != 0 ? 0 : (int) ((pstate >> 2) & 3);
-        s.add(pc, el, weight(periods - outside), System.nanoTime() - t0);
+        int depth = el == EL1 ? frames.walk(v.getOneReg(TTBR1_EL1), v.getOneReg(TCR_EL1), v.getOneReg(X29), returns[vcpu]) : 0;
+        s.add(pc, el, weight(periods - outside), System.nanoTime() - t0, returns[vcpu], depth);
     }
 
     private static int weight(long periods) {

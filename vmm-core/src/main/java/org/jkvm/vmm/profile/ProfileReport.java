@@ -11,9 +11,9 @@ import java.util.TreeMap;
 
 /**
  * A {@link GuestProfile} symbolised: per vCPU and in total, the symbols with the most on-CPU
- * samples and their shares; and the samples as folded stacks ({@code vcpuN;symbol count} lines,
- * the format flame-graph tools read). Only the sampled frame is known (no stack walk), so each
- * stack is the vCPU and that one frame.
+ * samples and their shares; and the samples as folded stacks ({@code vcpuN;outer;...;leaf count}
+ * lines, the format flame-graph tools read): kernel samples with the callers their frame records
+ * name (a return address is named by the call before it), others the sampled frame only.
  *
  * @param symbolisation how PCs became names (the table, the KASLR offset and where it came from)
  * @param vcpus         each vCPU's profile, in vCPU order
@@ -30,6 +30,8 @@ public record ProfileReport(String symbolisation, List<VcpuProfile> vcpus, List<
     public static final String VMM = "[jkvm]";
     /** The symbol the kernel's exception vectors start at: VBAR_EL1 minus its address is the KASLR offset. */
     static final String VECTORS = "vectors";
+    /** An arm64 BL is one 4-byte instruction: the call is just before its return address. */
+    private static final long CALL_SIZE = 4;
 
     public ProfileReport {
         vcpus = List.copyOf(vcpus);
@@ -80,7 +82,7 @@ public record ProfileReport(String symbolisation, List<VcpuProfile> vcpus, List<
                 String frame = frame(s.pc(i), s.el(i), symbols, offset);
                 counts.merge(frame, (long) s.weight(i), Long::sum);
                 all.merge(frame, (long) s.weight(i), Long::sum);
-                folded.merge("vcpu" + v + ";" + frame, (long) s.weight(i), Long::sum);
+                folded.merge("vcpu" + v + callers(s, i, symbols, offset) + ";" + frame, (long) s.weight(i), Long::sum);
             }
             perVcpu.add(new VcpuProfile(v, s.totalWeight(), s.cpuNanos(), top(counts, s.totalWeight(), topN)));
             for (int i = 0; i < s.count(); i++) {
@@ -93,6 +95,16 @@ public record ProfileReport(String symbolisation, List<VcpuProfile> vcpus, List<
                 costs.stream().mapToLong(Long::longValue).summaryStatistics(),
                 costs.isEmpty() ? 0 : costs.get(costs.size() / 2),
                 folded.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList());
+    }
+
+    /** {@code ;outermost;...;innermost} caller of sample {@code i}, or nothing. */
+    private static String callers(VcpuSamples s, int i, Optional<SymbolTable> symbols, long offset) {
+        StringBuilder b = new StringBuilder();
+        for (int k = s.depth(i) - 1; k >= 0; k--) {
+            long call = s.caller(i, k) - CALL_SIZE;
+            b.append(';').append(symbols.flatMap(t -> t.at(call - offset)).orElse("0x" + Long.toHexString(call)));
+        }
+        return b.toString();
     }
 
     private static String frame(long pc, int el, Optional<SymbolTable> symbols, long offset) {

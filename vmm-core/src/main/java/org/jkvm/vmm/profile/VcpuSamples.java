@@ -14,22 +14,38 @@ public final class VcpuSamples {
     private byte[] els = new byte[1024];
     private int[] weights = new int[1024];
     private long[] took = new long[1024];
+    private int[] firstCaller = new int[1024];
+    private int[] callerCount = new int[1024];
+    private long[] callers = new long[4096];
+    private int callersUsed;
     private int count;
     private long weight;
     private long cpuNanos;
 
     /** Records a sample: the PC, the exception level, how many periods it stands for, what taking it cost. */
     public void add(long pc, int el, int w, long tookNanos) {
+        add(pc, el, w, tookNanos, callers, 0);
+    }
+
+    /** {@link #add(long, int, int, long)} with the first {@code n} of {@code returns}: return addresses, innermost first. */
+    public void add(long pc, int el, int w, long tookNanos, long[] returns, int n) {
+        if (callersUsed + n > callers.length) callers = Arrays.copyOf(callers, Math.max(callers.length * 2, callersUsed + n));
+        System.arraycopy(returns, 0, callers, callersUsed, n);
         if (count == pcs.length) {
             pcs = Arrays.copyOf(pcs, count * 2);
             els = Arrays.copyOf(els, count * 2);
             weights = Arrays.copyOf(weights, count * 2);
             took = Arrays.copyOf(took, count * 2);
+            firstCaller = Arrays.copyOf(firstCaller, count * 2);
+            callerCount = Arrays.copyOf(callerCount, count * 2);
         }
         pcs[count] = pc;
         els[count] = (byte) el;
         weights[count] = w;
         took[count] = tookNanos;
+        firstCaller[count] = callersUsed;
+        callerCount[count] = n;
+        callersUsed += n;
         count++;
         weight += w;
     }
@@ -57,6 +73,16 @@ public final class VcpuSamples {
     /** How many periods of CPU time sample {@code i} stands for. */
     public int weight(int i) {
         return weights[i];
+    }
+
+    /** How many return addresses were found above sample {@code i}'s PC. */
+    public int depth(int i) {
+        return callerCount[i];
+    }
+
+    /** Sample {@code i}'s {@code k}-th return address, innermost first. */
+    public long caller(int i, int k) {
+        return callers[firstCaller[i] + k];
     }
 
     /** What taking sample {@code i} cost the vCPU's thread, in nanoseconds. */

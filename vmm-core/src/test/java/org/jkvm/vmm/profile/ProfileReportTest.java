@@ -99,4 +99,14 @@ class ProfileReportTest {
         assertEquals(1, r.cost().getCount(), "only guest samples read registers");
         assertEquals(40, r.medianCost());
     }
+
+    @Test
+    void kernelCallersFoldOutermostFirstEachNamedByTheCallBeforeItsReturnAddress() {
+        VcpuSamples v = new VcpuSamples();
+        // osq_lock, called from the last instruction of weak_helper (returns to cpu_do_idle's first), called from _text
+        long[] returns = {0xffff800080020400L, 0xffff800080000010L};
+        v.add(0xffff800080020010L, 1, 1, 10, returns, 2);
+        ProfileReport r = ProfileReport.of(new GuestProfile(99, List.of(v), OptionalLong.empty()), Optional.of(MAP), 5);
+        assertEquals(List.of("vcpu0;_text;weak_helper;osq_lock 1"), r.folded());
+    }
 }

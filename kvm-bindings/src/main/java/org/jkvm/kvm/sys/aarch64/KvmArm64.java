@@ -7403,6 +7403,24 @@ public class KvmArm64 extends KvmArm64$shared {
     public static long JKVM_REG_ARM64_VBAR_EL1() {
         return JKVM_REG_ARM64_VBAR_EL1;
     }
+    private static final long JKVM_REG_ARM64_TTBR1_EL1 = 6931039826524487937L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_REG_ARM64_TTBR1_EL1 6931039826524487937
+     * }
+     */
+    public static long JKVM_REG_ARM64_TTBR1_EL1() {
+        return JKVM_REG_ARM64_TTBR1_EL1;
+    }
+    private static final long JKVM_REG_ARM64_TCR_EL1 = 6931039826524487938L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_REG_ARM64_TCR_EL1 6931039826524487938
+     * }
+     */
+    public static long JKVM_REG_ARM64_TCR_EL1() {
+        return JKVM_REG_ARM64_TCR_EL1;
+    }
     private static final int JKVM_ARM64_PSTATE_EL1H_DAIF = (int)965L;
     /**
      * {@snippet lang=c :
