@@ -138,6 +138,13 @@ struct pvlock_vcpu_state {
 
 /* MPIDR_EL1 (op0 3, op1 0, CRn 0, CRm 0, op2 5): the affinity the FDT's cpu@ nodes use */
 #define JKVM_REG_ARM64_MPIDR_EL1	ARM64_SYS_REG(3, 0, 0, 0, 5)
+/* VBAR_EL1 (op0 3, op1 0, CRn 12, CRm 0, op2 0): where the guest kernel put its vectors, which
+ * the profiler compares with the System.map's to find the KASLR offset */
+#define JKVM_REG_ARM64_VBAR_EL1	ARM64_SYS_REG(3, 0, 12, 0, 0)
+/* TTBR1_EL1 (3, 0, 2, 0, 1) and TCR_EL1 (3, 0, 2, 0, 2): the kernel's stage-1 tables and their
+ * geometry, which the profiler walks to read the guest kernel's frame records */
+#define JKVM_REG_ARM64_TTBR1_EL1	ARM64_SYS_REG(3, 0, 2, 0, 1)
+#define JKVM_REG_ARM64_TCR_EL1	ARM64_SYS_REG(3, 0, 2, 0, 2)
 
 /* PSTATE at boot: EL1h with D, A, I, F masked (0x3C5); bits from uapi <asm/ptrace.h> */
 #define JKVM_ARM64_PSTATE_EL1H_DAIF	\

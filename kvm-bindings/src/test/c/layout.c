@@ -32,6 +32,7 @@
 #include <string.h>
 
 #define S(t) printf("size %s %zu\n", #t, sizeof(struct t));
+#define U(t) printf("size %s %zu\n", #t, sizeof(union t));
 #define F(t, path)                                                             \
 	printf("offset %s.%s %zu\n", #t, #path, offsetof(struct t, path));     \
 	printf("fieldsize %s.%s %zu\n", #t, #path, sizeof(((struct t *)0)->path));
@@ -189,6 +190,20 @@ static void common(void)
 	S(kvm_signal_mask)
 	F(kvm_signal_mask, len)
 	FX(kvm_signal_mask, sigset)
+	S(kvm_stats_header)
+	F(kvm_stats_header, flags)
+	F(kvm_stats_header, name_size)
+	F(kvm_stats_header, num_desc)
+	F(kvm_stats_header, id_offset)
+	F(kvm_stats_header, desc_offset)
+	F(kvm_stats_header, data_offset)
+	S(kvm_stats_desc)
+	F(kvm_stats_desc, flags)
+	F(kvm_stats_desc, exponent)
+	F(kvm_stats_desc, size)
+	F(kvm_stats_desc, offset)
+	F(kvm_stats_desc, bucket_size)
+	FX(kvm_stats_desc, name)
 	S(kvm_dirty_log)
 	F(kvm_dirty_log, slot)
 	F(kvm_dirty_log, padding1)
@@ -253,6 +268,17 @@ static void perf_bitfield(const char *name, const struct perf_event_attr *attr)
 		a.field = 1;                                                   \
 		perf_bitfield(#macro, &a);                                     \
 	} while (0);
+
+/* timer_create(2) with SIGEV_THREAD_ID: the guest profiler's per-thread CPU-time timer */
+static void timer(void)
+{
+	U(sigval)
+	S(sigevent)
+	F(sigevent, sigev_value)
+	F(sigevent, sigev_signo)
+	F(sigevent, sigev_notify)
+	F(sigevent, _sigev_un._tid)
+}
 
 static void perf(void)
 {
@@ -454,6 +480,7 @@ int main(void)
 {
 	kvm_run();
 	common();
+	timer();
 	perf();
 	arch();
 	constants();

@@ -12,6 +12,7 @@ import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import org.jkvm.experiment.Json;
@@ -30,8 +31,11 @@ import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.io.OutputFile;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
+import org.jkvm.vmm.launch.VmExtension;
+import org.jkvm.vmm.profile.SymbolTable;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -113,6 +117,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--stats-json", paramLabel = "FILE", description = "Write the run's statistics as JSON.")
     private Path statsJson;
 
+    @Mixin
+    private ProfileOptions profile = new ProfileOptions();
+
     @Override
     public Integer call() throws Exception {
         if (Arch.host() != Arch.AARCH64) {
@@ -121,11 +128,15 @@ final class RunCommand implements Callable<Integer> {
         }
         VmConfig config = config();
         checkOutputs();
+        Optional<SymbolTable> symbols = profile.check();
         PrintWriter err = spec.commandLine().getErr();
         OutputStream console = new FileOutputStream(FileDescriptor.out);
+        List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock)));
+        attach.addAll(profile.attach());
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
+             ClaimedOutput folded = profile.claimOut();
              Kvm kvm = Kvm.open();
-             Launch launch = Launch.prepare(kvm, config, console, List.of(PvLockDevice.attaching(pvlock)))) {
+             Launch launch = Launch.prepare(kvm, config, console, attach)) {
             Arm64Vm vm = launch.vm();
             PvLockDevice pvLock = launch.extension(PvLockDevice.class);
             err.printf("jkvm: %d vCPU%s, %s RAM, set up in %d ms%s%n", config.cpus(), config.cpus() == 1 ? "" : "s",
@@ -141,6 +152,7 @@ final class RunCommand implements Callable<Integer> {
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
             RunReport run = launch.run();
             RunSummary.print(err, run, pvLock);
+            profile.report(launch, symbols, run.kvm(), err, folded);
             if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
             return exitCode(run.outcome());
         }
@@ -162,15 +174,19 @@ final class RunCommand implements Callable<Integer> {
                 timeout == null ? null : Duration.ofSeconds(timeout), disks, rng);
     }
 
-    /** Refuses a --stats-json that would replace one of the run's inputs, before the guest runs. */
+    /** Refuses a --stats-json or --profile-out that would replace one of the run's inputs, before the guest runs. */
     void checkOutputs() throws IOException {
-        if (statsJson == null) return;
+        Map<Path, String> outputs = new LinkedHashMap<>();
+        if (statsJson != null) outputs.put(statsJson, "--stats-json");
+        profile.addOutputs(outputs);
+        if (outputs.isEmpty()) return;
         Map<Path, String> inputs = new LinkedHashMap<>();
         inputs.put(kernel, "the kernel");
         if (initrd != null) inputs.put(initrd, "the initrd");
         if (configFile != null) inputs.put(configFile, "the " + RunConfigFile.OPTION + " file");
         for (Disk d : disks) inputs.put(d.path(), "a --disk image");
-        OutputFile.refuseOverInputs(Map.of(statsJson, "--stats-json"), inputs, "choose another file");
+        profile.addInputs(inputs);
+        OutputFile.refuseOverInputs(outputs, inputs, "choose another file");
     }
 
     static int exitCode(VmOutcome o) {

@@ -8,10 +8,15 @@ import java.util.Map;
 
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockStats;
+import org.jkvm.vmm.kvmstats.KvmStatsWindow;
+import org.jkvm.vmm.kvmstats.StatChange;
 import org.jkvm.vmm.launch.RunReport;
 import org.jkvm.vmm.vcpu.VcpuStats;
 
-/** The tree {@code jkvm run --stats-json} writes: the run, each vCPU's exits, and the PV-lock device's counters. */
+/**
+ * The tree {@code jkvm run --stats-json} writes: the run, each vCPU's exits, the PV-lock device's
+ * counters, and KVM's own statistics over the run.
+ */
 final class RunStatsJson {
     private RunStatsJson() {}
 
@@ -31,6 +36,29 @@ final class RunStatsJson {
         m.put("steal_time_region", run.stealTimeRegion().isPresent() ? hex(run.stealTimeRegion().getAsLong()) : null);
         m.put("vcpus", run.vcpus().stream().map(RunStatsJson::vcpu).toList());
         m.put("pvlock", pvLock(pvLock));
+        m.put("kvm", kvm(run.kvm()));
+        return m;
+    }
+
+    /**
+     * KVM's statistics: {@code vm} and, per vCPU in id order, {@code vcpus}, each a map of KVM's
+     * names to a counter's delta, an instant value or peak at the end, or a histogram's bucket
+     * deltas; or {@code unavailable} with the reason.
+     */
+    static Map<String, Object> kvm(KvmStatsWindow w) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (w.unavailable().isPresent()) {
+            m.put("unavailable", w.unavailable().get());
+            return m;
+        }
+        m.put("vm", changes(w.vm()));
+        m.put("vcpus", w.vcpus().stream().map(RunStatsJson::changes).toList());
+        return m;
+    }
+
+    private static Map<String, Object> changes(Map<String, StatChange> stats) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        stats.forEach((name, c) -> m.put(name, c.histogram() ? c.buckets() : c.value()));
         return m;
     }
 

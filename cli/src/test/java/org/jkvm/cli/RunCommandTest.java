@@ -243,6 +243,18 @@ class RunCommandTest {
     }
 
     @Test
+    void profileOutOverTheKernelOrTheSymbolsIsRefusedBeforeTheGuestRuns() throws Exception {
+        Path map = Files.writeString(dir.resolve("System.map"), "ffff800080000000 T _text\n");
+        RunCommand run = command("--kernel", kernel.toString(), "--profile", "--profile-out", kernel.toString());
+        assertEquals("--profile-out " + kernel + ": is the kernel " + kernel + "; choose another file",
+                assertThrows(Exception.class, run::checkOutputs).getMessage());
+        RunCommand again = command("--kernel", kernel.toString(), "--profile", "--symbols", map.toString(),
+                "--profile-out", map.toString());
+        assertEquals("--profile-out " + map + ": is the --symbols file " + map + "; choose another file",
+                assertThrows(Exception.class, again::checkOutputs).getMessage());
+    }
+
+    @Test
     void statsJsonOverAnInputIsRefusedBeforeTheGuestRuns() throws Exception {
         Path conf = Files.writeString(dir.resolve("vm.conf"), "kernel = " + kernel + "\n");
         CommandLine cl = Main.commandLine();

@@ -16,6 +16,7 @@ public abstract sealed class KvmFd implements AutoCloseable permits Kvm, VmFd, V
     private static final long SET_DEVICE_ATTR = HostUapi.request("KVM_SET_DEVICE_ATTR");
     private static final long GET_DEVICE_ATTR = HostUapi.request("KVM_GET_DEVICE_ATTR");
     private static final long HAS_DEVICE_ATTR = HostUapi.request("KVM_HAS_DEVICE_ATTR");
+    private static final long GET_STATS_FD = HostUapi.request("KVM_GET_STATS_FD");
     private static final GroupLayout DEVICE_ATTR = HostUapi.struct("kvm_device_attr");
     private static final long ATTR_GROUP = HostUapi.offset("kvm_device_attr", "group");
     private static final long ATTR_ATTR = HostUapi.offset("kvm_device_attr", "attr");
@@ -113,6 +114,11 @@ public abstract sealed class KvmFd implements AutoCloseable permits Kvm, VmFd, V
 
     private static String attrText(int group, long attr, MemorySegment value) {
         return "group=" + group + ", attr=" + attr + ", addr=0x" + Long.toHexString(value.address());
+    }
+
+    /** KVM_GET_STATS_FD on a VM or vCPU descriptor, then its header and descriptors read once. */
+    final StatsFd openStats() {
+        return StatsFd.open(ioctl("KVM_GET_STATS_FD", GET_STATS_FD, 0L), description);
     }
 
     /** Whether {@link #close} has run. */

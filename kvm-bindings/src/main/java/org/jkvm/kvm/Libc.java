@@ -98,6 +98,8 @@ final class Libc {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle READ = withErrno("read",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle PREAD = withErrno("pread",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle WRITE = withErrno("write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle GETTID = bind("gettid", FunctionDescriptor.of(JAVA_INT));
@@ -120,6 +122,13 @@ final class Libc {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     private static final MethodHandle CLOCK_GETTIME = withErrno("clock_gettime",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    /** timer_t is a pointer-sized handle in glibc; it is passed around as a long. */
+    private static final MethodHandle TIMER_CREATE = withErrno("timer_create",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle TIMER_SETTIME = withErrno("timer_settime",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle TIMER_DELETE = withErrno("timer_delete",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     private static final MethodHandle GETPAGESIZE = bind("getpagesize", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle STRERRORNAME = bind("strerrorname_np",
             FunctionDescriptor.of(ADDRESS, JAVA_INT));
@@ -199,6 +208,15 @@ final class Libc {
     static long read(int fd, MemorySegment buf, long count) {
         try {
             return (long) READ.invokeExact(STATE.get(), fd, buf, count);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** pread(2): reads at {@code offset} without moving the file position. Does not allocate. */
+    static long pread(int fd, MemorySegment buf, long count, long offset) {
+        try {
+            return (long) PREAD.invokeExact(STATE.get(), fd, buf, count, offset);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -294,6 +312,33 @@ final class Libc {
     static int clockGettime(int clockId, MemorySegment timespec) {
         try {
             return (int) CLOCK_GETTIME.invokeExact(STATE.get(), clockId, timespec);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** timer_create(2): the new timer's handle is written to {@code timerId} (8 bytes). */
+    static int timerCreate(int clockId, MemorySegment sigevent, MemorySegment timerId) {
+        try {
+            return (int) TIMER_CREATE.invokeExact(STATE.get(), clockId, sigevent, timerId);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** timer_settime(2) from a struct itimerspec: two timespecs, interval then first expiry. */
+    static int timerSettime(long timerId, int flags, MemorySegment itimerspec) {
+        try {
+            return (int) TIMER_SETTIME.invokeExact(STATE.get(), timerId, flags, itimerspec, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** timer_delete(2). */
+    static int timerDelete(long timerId) {
+        try {
+            return (int) TIMER_DELETE.invokeExact(STATE.get(), timerId);
         } catch (Throwable t) {
             throw rethrow(t);
         }

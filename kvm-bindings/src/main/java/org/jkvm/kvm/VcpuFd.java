@@ -155,6 +155,14 @@ public final class VcpuFd extends KvmFd {
         return "id=0x" + Long.toHexString(regId);
     }
 
+    /**
+     * KVM_GET_STATS_FD: KVM's binary statistics of this vCPU (needs KVM_CAP_BINARY_STATS_FD). The
+     * caller closes it.
+     */
+    public StatsFd statsFd() {
+        return openStats();
+    }
+
     /** KVM_ARM_VCPU_INIT (arm64) with a target and feature bits (KVM_ARM_VCPU_* numbers). */
     public void armVcpuInit(Arm64.VcpuInit init) {
         Arm64.vcpuInit(this, init);

@@ -85,6 +85,14 @@ public final class VmFd extends KvmFd {
         return bits & HostUapi.constant(Arch.AARCH64, "KVM_VM_TYPE_ARM_IPA_SIZE_MASK");
     }
 
+    /**
+     * KVM_GET_STATS_FD: KVM's binary statistics of this VM (needs KVM_CAP_BINARY_STATS_FD). The
+     * caller closes it.
+     */
+    public StatsFd statsFd() {
+        return openStats();
+    }
+
     /** KVM_CHECK_EXTENSION on this VM: the answer that holds for this VM. */
     public int check(Capability cap) {
         return ioctl("KVM_CHECK_EXTENSION", CHECK_EXTENSION, cap.number());

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -43,13 +44,19 @@ class Arm64BootTest {
     }
 
 
-    /** The 8-vCPU guest asks for a PMU ({@code --pmu}); the others get none, the default. */
+    /**
+     * The 8-vCPU guest asks for a PMU ({@code --pmu}); the others get none, the default. The 2-vCPU
+     * boot also writes --stats-json: KVM's own vCPU statistics show its WFI and HVC exits.
+     */
     @Test
     void bootsToTheMarkerWith1And2And8VcpusAllOnlineAndPowerOffEndsWith0() throws Exception {
         Steps steps = new Steps();
         String pmus = GuestFixture.command("echo PMU-DEVICES $(ls /sys/bus/event_source/devices | grep -c pmuv3)");
         for (int n : new int[] {1, 2, 8}) {
-            steps.step("cpus" + n, GuestFixture.jkvmRun("--cpus " + n + " --memory 512M --timeout 300" + (n == 8 ? " --pmu" : ""), pmus));
+            String stats = n == 2 ? " --stats-json cpus2.json" : "";
+            String then = n == 2 ? "; rc=$?; cat cpus2.json; exit $rc" : "";
+            steps.step("cpus" + n, GuestFixture.jkvmRun("--cpus " + n + " --memory 512M --timeout 300"
+                    + (n == 8 ? " --pmu" : "") + stats, pmus) + then);
         }
         Map<String, Steps.Step> out = runSteps(steps, List.of());
         for (int n : new int[] {1, 2, 8}) {
@@ -58,6 +65,18 @@ class Arm64BootTest {
             assertTrue(s.output().contains("PMU-DEVICES " + (n == 8 ? 1 : 0)), "the guest's PMUs follow --pmu:\n" + s.output());
             assertTrue(s.output().contains("the guest powered off"), s.output());
             assertEquals(0, s.exitCode(), s.output());
+        }
+        String json = Steps.require(out, "cpus2").output();
+        int at = json.indexOf("\"kvm\": {");
+        assertTrue(at >= 0, "no KVM statistics in --stats-json:\n" + json);
+        String kvm = json.substring(at);
+        assertFalse(kvm.contains("\"unavailable\""), "KVM statistics unavailable on the 6.12 host:\n" + kvm);
+        System.err.println("KVM statistics of a 2-vCPU boot (emulated arm64 host):\n" + kvm);
+        for (String counter : List.of("wfi_exit_stat", "hvc_exit_stat", "exits")) {
+            long[] perVcpu = Pattern.compile("\"" + counter + "\": (\\d+)").matcher(kvm)
+                    .results().mapToLong(r -> Long.parseLong(r.group(1))).toArray();
+            assertEquals(2, perVcpu.length, counter + " per vCPU:\n" + kvm);
+            assertTrue(Arrays.stream(perVcpu).sum() > 0, counter + " grew by nothing:\n" + kvm);
         }
     }
 

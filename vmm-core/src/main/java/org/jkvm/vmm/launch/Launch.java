@@ -11,6 +11,8 @@ import org.jkvm.kvm.Kvm;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.kvmstats.KvmStatistics;
+import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
 
 /**
  * The one way jkvm's front ends boot a guest: a {@link VmConfig} and the extensions to attach
@@ -20,10 +22,12 @@ import org.jkvm.vmm.config.VmConfig;
 public final class Launch implements AutoCloseable {
     private final Arm64Vm vm;
     private final List<VmExtension> extensions;
+    private final KvmStatistics kvmStats;
 
     private Launch(Arm64Vm vm, List<VmExtension> extensions) {
         this.vm = vm;
         this.extensions = extensions;
+        this.kvmStats = KvmStatistics.open(vm.vm(), vm.vcpus());
     }
 
     /**
@@ -55,15 +59,25 @@ public final class Launch implements AutoCloseable {
                 .orElseThrow(() -> new IllegalStateException("no " + type.getSimpleName() + " attached"));
     }
 
+    /**
+     * KVM's statistics of this VM: {@link KvmStatistics#snapshot} at the edges of a window of the
+     * run (e.g. a workload's) gives what KVM counted in it. {@link #run} reports the whole run.
+     */
+    public KvmStatistics kvmStatistics() {
+        return kvmStats;
+    }
+
     /** Runs the guest until it ends (or the config's timeout), then reports it. */
     public RunReport run() throws InterruptedException {
+        KvmStatsSnapshot before = kvmStats.snapshot();
         long t0 = System.nanoTime();
         VmOutcome outcome = vm.run();
         Duration ran = Duration.ofNanos(System.nanoTime() - t0);
+        KvmStatsSnapshot after = kvmStats.snapshot();
         for (VmExtension x : extensions) x.vmStopped();
         return new RunReport(outcome, vm.setupTime(), ran, vm.vcpuStats(), vm.strayMmio(), vm.unknownHypercalls(),
                 vm.stealTimeRegion() == null ? OptionalLong.empty() : OptionalLong.of(vm.stealTimeRegion().gpa()),
-                System.getProperty("os.version"), vm.guestKernelRelease());
+                System.getProperty("os.version"), vm.guestKernelRelease(), kvmStats.window(before, after));
     }
 
     /** Stops a running guest from another thread (e.g. on a signal). */
@@ -73,6 +87,7 @@ public final class Launch implements AutoCloseable {
 
     @Override
     public void close() {
+        kvmStats.close();
         closeAll(extensions, vm);
     }
 

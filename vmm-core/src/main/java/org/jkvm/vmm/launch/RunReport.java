@@ -7,6 +7,7 @@ import java.util.OptionalLong;
 
 import org.jkvm.kvm.ExitReason;
 import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.kvmstats.KvmStatsWindow;
 import org.jkvm.vmm.vcpu.VcpuStats;
 
 /**
@@ -21,10 +22,11 @@ import org.jkvm.vmm.vcpu.VcpuStats;
  * @param stealTimeRegion   where the steal-time structures sit, if the guest had them
  * @param hostKernel        this host's kernel release
  * @param guestKernel       the release the guest kernel's banner names, if it has one
+ * @param kvm               KVM's own statistics from starting the vCPUs to the last one stopping
  */
 public record RunReport(VmOutcome outcome, Duration setup, Duration ran, List<VcpuStats> vcpus, long strayMmio,
                         long unknownHypercalls, OptionalLong stealTimeRegion, String hostKernel,
-                        Optional<String> guestKernel) {
+                        Optional<String> guestKernel, KvmStatsWindow kvm) {
     public RunReport {
         vcpus = List.copyOf(vcpus);
     }

@@ -102,7 +102,9 @@ public final class VcpuLoop implements Runnable {
                 case HYPERCALL -> vcpu.returnHypercall(
                         hypercalls.call(id, vcpu.hypercallNr(), vcpu.hypercallArguments()));
                 case SYSTEM_EVENT -> machine.finish(systemEvents.outcome(vcpu.systemEventType(), id));
-                case INTR -> { }
+                case INTR -> {
+                    if (listener != null && !machine.stopping()) listener.interrupted(id);
+                }
                 case FAIL_ENTRY -> machine.finish(new VmOutcome.Failed("vcpu " + id
                         + ": KVM could not enter the guest, hardware reason 0x"
                         + Long.toHexString(vcpu.failEntryReason()), null));

@@ -7,11 +7,11 @@ import org.jkvm.kvm.KvmException;
 import org.junit.jupiter.api.Assumptions;
 
 /** What vmm-core's {@code kvm} tests need: a /dev/kvm that can be opened (any architecture). */
-final class KvmTier {
+public final class KvmTier {
     private KvmTier() {}
 
     /** Opens /dev/kvm, or skips the calling test with the reason. */
-    static Kvm openOrSkip() {
+    public static Kvm openOrSkip() {
         Assumptions.assumeTrue(Files.exists(Kvm.DEFAULT_PATH), () -> skip("this machine has no /dev/kvm"));
         try {
             return Kvm.open();

@@ -218,4 +218,34 @@ class VcpuLoopTest {
         new VcpuLoop(vcpu, mmio, hypercalls, NO_EVENTS, machine, null, listener).run();
         assertEquals(List.of("started 5", "entering 5", "left 5", "entering 5", "left 5", "stopped 5"), told);
     }
+
+    @Test
+    void bothListenersAreToldOfAnInterruptionButNotOfTheKickThatStopsTheMachine() {
+        List<String> told = new ArrayList<>();
+        ScriptedVcpu vcpu = new ScriptedVcpu(3, machine).exit(ExitReason.INTR);
+        new VcpuLoop(vcpu, mmio, hypercalls, NO_EVENTS, machine, null,
+                VcpuRunListener.both(interruptions("first", told), interruptions("second", told))).run();
+        assertEquals(List.of("first 3", "second 3"), told);
+    }
+
+    private static VcpuRunListener interruptions(String name, List<String> told) {
+        return new VcpuRunListener() {
+            @Override
+            public void started(int vcpu, int tid) {}
+
+            @Override
+            public void entering(int vcpu) {}
+
+            @Override
+            public void left(int vcpu) {}
+
+            @Override
+            public void stopped(int vcpu) {}
+
+            @Override
+            public void interrupted(int vcpu) {
+                told.add(name + " " + vcpu);
+            }
+        };
+    }
 }

@@ -2831,6 +2831,33 @@ public class KvmX86 extends KvmX86$shared {
     public static int KVM_CREATE_DEVICE_TEST() {
         return KVM_CREATE_DEVICE_TEST;
     }
+    private static final int KVM_STATS_TYPE_SHIFT = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_TYPE_SHIFT 0
+     * }
+     */
+    public static int KVM_STATS_TYPE_SHIFT() {
+        return KVM_STATS_TYPE_SHIFT;
+    }
+    private static final int KVM_STATS_UNIT_SHIFT = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_UNIT_SHIFT 4
+     * }
+     */
+    public static int KVM_STATS_UNIT_SHIFT() {
+        return KVM_STATS_UNIT_SHIFT;
+    }
+    private static final int KVM_STATS_BASE_SHIFT = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_BASE_SHIFT 8
+     * }
+     */
+    public static int KVM_STATS_BASE_SHIFT() {
+        return KVM_STATS_BASE_SHIFT;
+    }
     private static final int CLOCK_MONOTONIC = (int)1L;
     /**
      * {@snippet lang=c :
@@ -2840,6 +2867,15 @@ public class KvmX86 extends KvmX86$shared {
     public static int CLOCK_MONOTONIC() {
         return CLOCK_MONOTONIC;
     }
+    private static final int CLOCK_THREAD_CPUTIME_ID = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define CLOCK_THREAD_CPUTIME_ID 3
+     * }
+     */
+    public static int CLOCK_THREAD_CPUTIME_ID() {
+        return CLOCK_THREAD_CPUTIME_ID;
+    }
     private static final int __NR_perf_event_open = (int)298L;
     /**
      * {@snippet lang=c :
@@ -2848,6 +2884,15 @@ public class KvmX86 extends KvmX86$shared {
      */
     public static int __NR_perf_event_open() {
         return __NR_perf_event_open;
+    }
+    private static final int SIGEV_THREAD_ID = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define SIGEV_THREAD_ID 4
+     * }
+     */
+    public static int SIGEV_THREAD_ID() {
+        return SIGEV_THREAD_ID;
     }
     private static final int KVM_DEV_TYPE_FSL_MPIC_20 = (int)1L;
     /**
@@ -4864,6 +4909,168 @@ public class KvmX86 extends KvmX86$shared {
      */
     public static long KVM_ARM_VCPU_FINALIZE() {
         return KVM_ARM_VCPU_FINALIZE;
+    }
+    private static final int KVM_STATS_TYPE_MASK = (int)15L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_TYPE_MASK 15
+     * }
+     */
+    public static int KVM_STATS_TYPE_MASK() {
+        return KVM_STATS_TYPE_MASK;
+    }
+    private static final int KVM_STATS_TYPE_CUMULATIVE = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_TYPE_CUMULATIVE 0
+     * }
+     */
+    public static int KVM_STATS_TYPE_CUMULATIVE() {
+        return KVM_STATS_TYPE_CUMULATIVE;
+    }
+    private static final int KVM_STATS_TYPE_INSTANT = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_TYPE_INSTANT 1
+     * }
+     */
+    public static int KVM_STATS_TYPE_INSTANT() {
+        return KVM_STATS_TYPE_INSTANT;
+    }
+    private static final int KVM_STATS_TYPE_PEAK = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_TYPE_PEAK 2
+     * }
+     */
+    public static int KVM_STATS_TYPE_PEAK() {
+        return KVM_STATS_TYPE_PEAK;
+    }
+    private static final int KVM_STATS_TYPE_LINEAR_HIST = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_TYPE_LINEAR_HIST 3
+     * }
+     */
+    public static int KVM_STATS_TYPE_LINEAR_HIST() {
+        return KVM_STATS_TYPE_LINEAR_HIST;
+    }
+    private static final int KVM_STATS_TYPE_LOG_HIST = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_TYPE_LOG_HIST 4
+     * }
+     */
+    public static int KVM_STATS_TYPE_LOG_HIST() {
+        return KVM_STATS_TYPE_LOG_HIST;
+    }
+    private static final int KVM_STATS_TYPE_MAX = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_TYPE_MAX 4
+     * }
+     */
+    public static int KVM_STATS_TYPE_MAX() {
+        return KVM_STATS_TYPE_MAX;
+    }
+    private static final int KVM_STATS_UNIT_MASK = (int)240L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_UNIT_MASK 240
+     * }
+     */
+    public static int KVM_STATS_UNIT_MASK() {
+        return KVM_STATS_UNIT_MASK;
+    }
+    private static final int KVM_STATS_UNIT_NONE = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_UNIT_NONE 0
+     * }
+     */
+    public static int KVM_STATS_UNIT_NONE() {
+        return KVM_STATS_UNIT_NONE;
+    }
+    private static final int KVM_STATS_UNIT_BYTES = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_UNIT_BYTES 16
+     * }
+     */
+    public static int KVM_STATS_UNIT_BYTES() {
+        return KVM_STATS_UNIT_BYTES;
+    }
+    private static final int KVM_STATS_UNIT_SECONDS = (int)32L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_UNIT_SECONDS 32
+     * }
+     */
+    public static int KVM_STATS_UNIT_SECONDS() {
+        return KVM_STATS_UNIT_SECONDS;
+    }
+    private static final int KVM_STATS_UNIT_CYCLES = (int)48L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_UNIT_CYCLES 48
+     * }
+     */
+    public static int KVM_STATS_UNIT_CYCLES() {
+        return KVM_STATS_UNIT_CYCLES;
+    }
+    private static final int KVM_STATS_UNIT_BOOLEAN = (int)64L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_UNIT_BOOLEAN 64
+     * }
+     */
+    public static int KVM_STATS_UNIT_BOOLEAN() {
+        return KVM_STATS_UNIT_BOOLEAN;
+    }
+    private static final int KVM_STATS_UNIT_MAX = (int)64L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_UNIT_MAX 64
+     * }
+     */
+    public static int KVM_STATS_UNIT_MAX() {
+        return KVM_STATS_UNIT_MAX;
+    }
+    private static final int KVM_STATS_BASE_MASK = (int)3840L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_BASE_MASK 3840
+     * }
+     */
+    public static int KVM_STATS_BASE_MASK() {
+        return KVM_STATS_BASE_MASK;
+    }
+    private static final int KVM_STATS_BASE_POW10 = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_BASE_POW10 0
+     * }
+     */
+    public static int KVM_STATS_BASE_POW10() {
+        return KVM_STATS_BASE_POW10;
+    }
+    private static final int KVM_STATS_BASE_POW2 = (int)256L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_BASE_POW2 256
+     * }
+     */
+    public static int KVM_STATS_BASE_POW2() {
+        return KVM_STATS_BASE_POW2;
+    }
+    private static final int KVM_STATS_BASE_MAX = (int)256L;
+    /**
+     * {@snippet lang=c :
+     * #define KVM_STATS_BASE_MAX 256
+     * }
+     */
+    public static int KVM_STATS_BASE_MAX() {
+        return KVM_STATS_BASE_MAX;
     }
     private static final int KVM_GET_STATS_FD = (int)44750L;
     /**

@@ -224,6 +224,14 @@ public final class Arm64Vm implements AutoCloseable {
         this.runListener = listener;
     }
 
+    /**
+     * Adds a listener beside the one {@link #setRunListener} set (told after it, on the same
+     * thread); call before {@link #run}.
+     */
+    public void addRunListener(VcpuRunListener listener) {
+        this.runListener = runListener == null ? listener : VcpuRunListener.both(runListener, listener);
+    }
+
     /** The configuration it was built from. */
     public VmConfig config() {
         return config;

@@ -1,0 +1,90 @@
+package org.jkvm.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.jkvm.vmm.kvmstats.KvmStatsWindow;
+import org.jkvm.vmm.launch.Launch;
+import org.jkvm.vmm.launch.VmExtension;
+import org.jkvm.vmm.profile.GuestProfiler;
+import org.jkvm.vmm.profile.ProfileReport;
+import org.jkvm.vmm.profile.SymbolTable;
+
+import picocli.CommandLine.Option;
+
+/**
+ * {@code jkvm run}'s guest-profiler options (a picocli mixin): whether to sample, against which
+ * symbols, and where the folded stacks go; and what the run prints and writes for them.
+ */
+final class ProfileOptions {
+    /** Top symbols shown per vCPU and in total. */
+    static final int TOP = 10;
+
+    @Option(names = "--profile", paramLabel = "HZ", arity = "0..1", fallbackValue = "99",
+            converter = Converters.WholeNumber.class,
+            description = "Sample where each vCPU is, HZ times per second of its thread's CPU time (default 99 when"
+                    + " given without HZ; off unless given), and report the top guest symbols.")
+    private Integer hz;
+
+    @Option(names = "--symbols", paramLabel = "FILE",
+            description = "The guest's symbols for --profile: a kernel's System.map, a /proc/kallsyms dump or nm output.")
+    private Path symbols;
+
+    @Option(names = "--profile-out", paramLabel = "FILE",
+            description = "Write --profile's samples as folded stacks (vcpuN;symbol count), for flame-graph tools.")
+    private Path out;
+
+    /** Whether --profile was given. */
+    boolean enabled() {
+        return hz != null;
+    }
+
+    /** --symbols and --profile-out without --profile, and an unreadable --symbols, are refused before boot. */
+    Optional<SymbolTable> check() {
+        if (!enabled() && (symbols != null || out != null)) {
+            throw new UserError((symbols != null ? "--symbols" : "--profile-out") + " needs --profile");
+        }
+        if (symbols == null) return Optional.empty();
+        try {
+            return Optional.of(SymbolTable.read(symbols));
+        } catch (NoSuchFileException e) {
+            throw new UserError("--symbols " + symbols + ": no such file");
+        } catch (IOException | IllegalArgumentException e) {
+            throw new UserError("--symbols " + symbols + ": " + e.getMessage());
+        }
+    }
+
+    /** Adds --profile-out, if given, to what the run writes. */
+    void addOutputs(Map<Path, String> outputs) {
+        if (out != null) outputs.put(out, "--profile-out");
+    }
+
+    /** Adds --symbols, if given, to what the run reads. */
+    void addInputs(Map<Path, String> inputs) {
+        if (symbols != null) inputs.put(symbols, "the --symbols file");
+    }
+
+    /** --profile-out claimed before boot, or null. */
+    ClaimedOutput claimOut() {
+        return out == null ? null : ClaimedOutput.claim("--profile-out", out);
+    }
+
+    /** The profiler to attach, if --profile was given. */
+    List<VmExtension.Attach> attach() {
+        return enabled() ? List.of(GuestProfiler.attaching(hz)) : List.of();
+    }
+
+    /** After the run: the report on stderr and the folded stacks in --profile-out. */
+    void report(Launch launch, Optional<SymbolTable> table, KvmStatsWindow kvm, PrintWriter err, ClaimedOutput folded)
+            throws IOException {
+        if (!enabled()) return;
+        ProfileReport r = ProfileReport.of(launch.extension(GuestProfiler.class).profile(), table, TOP);
+        ProfileText.print(err, r, kvm);
+        if (folded != null) folded.write(String.join("\n", r.folded()) + (r.folded().isEmpty() ? "" : "\n"));
+    }
+}

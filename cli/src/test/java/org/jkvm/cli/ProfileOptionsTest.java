@@ -1,0 +1,61 @@
+package org.jkvm.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code --profile[=HZ]}, {@code --symbols}, {@code --profile-out}: off by default, checked before boot. */
+@Tag("unit")
+class ProfileOptionsTest {
+    @Command
+    static final class Holder {
+        @Mixin
+        ProfileOptions profile = new ProfileOptions();
+    }
+
+    private static ProfileOptions parse(String... args) {
+        Holder h = new Holder();
+        new CommandLine(h).parseArgs(args);
+        return h.profile;
+    }
+
+    @Test
+    void offUnlessGivenAndOnWithOrWithoutARate() {
+        assertFalse(parse().enabled());
+        assertTrue(parse().attach().isEmpty());
+        assertTrue(parse("--profile").enabled());
+        assertEquals(1, parse("--profile=250").attach().size());
+    }
+
+    @Test
+    void symbolsOrOutputWithoutProfileAreRefused() {
+        assertEquals("--symbols needs --profile", assertThrows(UserError.class, () -> parse("--symbols", "m").check()).getMessage());
+        assertEquals("--profile-out needs --profile",
+                assertThrows(UserError.class, () -> parse("--profile-out", "f").check()).getMessage());
+    }
+
+    @Test
+    void theSymbolFileIsReadBeforeBootAndABadOneNamesTheFileAndLine(@TempDir Path dir) throws Exception {
+        Path map = Files.write(dir.resolve("System.map"), List.of("ffff800080000000 T _text", "ffff800080010000 t vectors"));
+        assertEquals(2, parse("--profile", "--symbols", map.toString()).check().orElseThrow().size());
+        Path bad = Files.write(dir.resolve("bad.map"), List.of("nonsense"));
+        assertEquals("--symbols " + bad + ": " + bad + ":1: not 'ADDRESS TYPE NAME': nonsense",
+                assertThrows(UserError.class, () -> parse("--profile", "--symbols", bad.toString()).check()).getMessage());
+        Path none = dir.resolve("none.map");
+        assertEquals("--symbols " + none + ": no such file",
+                assertThrows(UserError.class, () -> parse("--profile", "--symbols", none.toString()).check()).getMessage());
+    }
+}

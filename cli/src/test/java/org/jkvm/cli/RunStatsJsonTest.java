@@ -1,0 +1,55 @@
+package org.jkvm.cli;
+
+import java.util.List;
+import java.util.Map;
+
+import org.jkvm.experiment.Json;
+import org.jkvm.kvm.StatDescriptor;
+import org.jkvm.kvm.StatDescriptor.Type;
+import org.jkvm.kvm.StatDescriptor.Unit;
+import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
+import org.jkvm.vmm.kvmstats.KvmStatsWindow;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The "kvm" object of {@code --stats-json}: KVM's statistics by name, or why there are none. */
+@Tag("unit")
+class RunStatsJsonTest {
+    @Test
+    void vmAndEachVcpuMapKvmsNamesToWhatTheyCameTo() {
+        StatDescriptor flushes = new StatDescriptor("remote_tlb_flush", Type.CUMULATIVE, Unit.NONE, 10, 0, 1, 0, 0);
+        StatDescriptor wfi = new StatDescriptor("wfi_exit_stat", Type.CUMULATIVE, Unit.NONE, 10, 0, 1, 0, 0);
+        StatDescriptor peak = new StatDescriptor("halt_wait_max_ns", Type.PEAK, Unit.SECONDS, 10, -9, 1, 1, 0);
+        StatDescriptor hist = new StatDescriptor("halt_wait_hist", Type.LOG_HIST, Unit.SECONDS, 10, -9, 3, 2, 0);
+        List<StatDescriptor> vcpu = List.of(wfi, peak, hist);
+        KvmStatsWindow w = KvmStatsWindow.between(List.of(flushes), List.of(vcpu, vcpu),
+                new KvmStatsSnapshot(new long[] {2}, List.of(new long[] {10, 5, 0, 0, 0}, new long[] {0, 0, 0, 0, 0})),
+                new KvmStatsSnapshot(new long[] {9}, List.of(new long[] {25, 400, 2, 3, 0}, new long[] {1, 0, 0, 0, 0})));
+
+        Map<String, Object> kvm = RunStatsJson.kvm(w);
+
+        assertEquals("""
+                {
+                  "vm": {
+                    "remote_tlb_flush": 7
+                  },
+                  "vcpus": [{
+                    "wfi_exit_stat": 15,
+                    "halt_wait_max_ns": 400,
+                    "halt_wait_hist": [2, 3]
+                  }, {
+                    "wfi_exit_stat": 1,
+                    "halt_wait_max_ns": 0,
+                    "halt_wait_hist": []
+                  }]
+                }""", Json.pretty(kvm));
+    }
+
+    @Test
+    void aHostWithoutBinaryStatisticsIsReportedWithTheReason() {
+        assertEquals(Map.of("unavailable", "no KVM_CAP_BINARY_STATS_FD"),
+                RunStatsJson.kvm(KvmStatsWindow.unavailable("no KVM_CAP_BINARY_STATS_FD")));
+    }
+}
