@@ -92,8 +92,6 @@ final class Libc {
             ERRNO_OPT, Linker.Option.firstVariadicArg(2));
     private static final MethodHandle MMAP = withErrno("mmap",
             FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MUNMAP = withErrno("munmap",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle EVENTFD = withErrno("eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle READ = withErrno("read",
@@ -101,30 +99,56 @@ final class Libc {
     private static final MethodHandle WRITE = withErrno("write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle GETTID = bind("gettid", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle GETPID = bind("getpid", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle TGKILL = withErrno("tgkill",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle PTHREAD_SIGMASK = bind("pthread_sigmask",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle SIGTIMEDWAIT = withErrno("sigtimedwait",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle SCHED_SETAFFINITY = withErrno("sched_setaffinity",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
     private static final MethodHandle SCHED_GETAFFINITY = withErrno("sched_getaffinity",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+
+    // Bound on first use: every downcall handle costs start-up time (a native stub and its
+    // adapters, a good part of a second interpreted in the emulated arm64 host), and these are
+    // not on the way to the first KVM_RUN (teardown, kicks, pinning, perf, errors).
+    private static final class Munmap {
+        static final MethodHandle HANDLE = withErrno("munmap",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    }
+    private static final class Getpid {
+        static final MethodHandle HANDLE = bind("getpid", FunctionDescriptor.of(JAVA_INT));
+    }
+    private static final class Tgkill {
+        static final MethodHandle HANDLE = withErrno("tgkill",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+    private static final class Sigtimedwait {
+        static final MethodHandle HANDLE = withErrno("sigtimedwait",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    }
+    private static final class SchedSetaffinity {
+        static final MethodHandle HANDLE = withErrno("sched_setaffinity",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    }
     /** syscall(2) as perf_event_open needs it: every argument passed as a full 64-bit long. */
-    private static final MethodHandle SYSCALL_PTR_4L = bind("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-            ERRNO_OPT, Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle POLL = withErrno("poll",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle CLOCK_GETTIME = withErrno("clock_gettime",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle GETPAGESIZE = bind("getpagesize", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle STRERRORNAME = bind("strerrorname_np",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    private static final MethodHandle STRERROR = bind("strerror",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    private static final class Syscall {
+        static final MethodHandle HANDLE = bind("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+                ERRNO_OPT, Linker.Option.firstVariadicArg(1));
+    }
+    private static final class Poll {
+        static final MethodHandle HANDLE = withErrno("poll",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
+    private static final class ClockGettime {
+        static final MethodHandle HANDLE = withErrno("clock_gettime",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
+    private static final class Getpagesize {
+        static final MethodHandle HANDLE = bind("getpagesize", FunctionDescriptor.of(JAVA_INT));
+    }
+    private static final class Strerrorname {
+        static final MethodHandle HANDLE = bind("strerrorname_np", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+    private static final class Strerror {
+        static final MethodHandle HANDLE = bind("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
 
     /** The errno left by the last call made through this class on the current thread. */
     static int errno() {
@@ -182,7 +206,7 @@ final class Libc {
 
     static int munmap(long address, long length) {
         try {
-            return (int) MUNMAP.invokeExact(STATE.get(), MemorySegment.ofAddress(address), length);
+            return (int) Munmap.HANDLE.invokeExact(STATE.get(), MemorySegment.ofAddress(address), length);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -222,7 +246,7 @@ final class Libc {
 
     static int getpid() {
         try {
-            return (int) GETPID.invokeExact();
+            return (int) Getpid.HANDLE.invokeExact();
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -230,7 +254,7 @@ final class Libc {
 
     static int tgkill(int tgid, int tid, int sig) {
         try {
-            return (int) TGKILL.invokeExact(STATE.get(), tgid, tid, sig);
+            return (int) Tgkill.HANDLE.invokeExact(STATE.get(), tgid, tid, sig);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -247,7 +271,7 @@ final class Libc {
 
     static int sigtimedwait(MemorySegment set, MemorySegment info, MemorySegment timeout) {
         try {
-            return (int) SIGTIMEDWAIT.invokeExact(STATE.get(), set, info, timeout);
+            return (int) Sigtimedwait.HANDLE.invokeExact(STATE.get(), set, info, timeout);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -255,7 +279,7 @@ final class Libc {
 
     static int schedSetaffinity(int tid, long size, MemorySegment mask) {
         try {
-            return (int) SCHED_SETAFFINITY.invokeExact(STATE.get(), tid, size, mask);
+            return (int) SchedSetaffinity.HANDLE.invokeExact(STATE.get(), tid, size, mask);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -275,7 +299,7 @@ final class Libc {
      */
     static long syscall(long nr, MemorySegment ptr, long a, long b, long c, long d) {
         try {
-            return (long) SYSCALL_PTR_4L.invokeExact(STATE.get(), nr, ptr, a, b, c, d);
+            return (long) Syscall.HANDLE.invokeExact(STATE.get(), nr, ptr, a, b, c, d);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -284,7 +308,7 @@ final class Libc {
     /** poll(2) on {@code nfds} consecutive struct pollfd. Does not allocate. */
     static int poll(MemorySegment fds, long nfds, int timeoutMillis) {
         try {
-            return (int) POLL.invokeExact(STATE.get(), fds, nfds, timeoutMillis);
+            return (int) Poll.HANDLE.invokeExact(STATE.get(), fds, nfds, timeoutMillis);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -293,7 +317,7 @@ final class Libc {
     /** clock_gettime(2) into a struct timespec ({@link #TIMESPEC_BYTES}). */
     static int clockGettime(int clockId, MemorySegment timespec) {
         try {
-            return (int) CLOCK_GETTIME.invokeExact(STATE.get(), clockId, timespec);
+            return (int) ClockGettime.HANDLE.invokeExact(STATE.get(), clockId, timespec);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -302,7 +326,7 @@ final class Libc {
     /** The host's page size (4 KiB on x86_64; 4, 16 or 64 KiB on arm64). */
     static int pageSize() {
         try {
-            return (int) GETPAGESIZE.invokeExact();
+            return (int) Getpagesize.HANDLE.invokeExact();
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -311,7 +335,7 @@ final class Libc {
     /** The symbolic name of an errno value, e.g. "ENOENT". */
     static String errnoName(int errno) {
         try {
-            MemorySegment s = (MemorySegment) STRERRORNAME.invokeExact(errno);
+            MemorySegment s = (MemorySegment) Strerrorname.HANDLE.invokeExact(errno);
             return s.equals(MemorySegment.NULL) ? "errno " + errno : s.reinterpret(64).getString(0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -321,7 +345,7 @@ final class Libc {
     /** The C library's description of an errno value, e.g. "No such file or directory". */
     static String errnoText(int errno) {
         try {
-            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            MemorySegment s = (MemorySegment) Strerror.HANDLE.invokeExact(errno);
             return s.reinterpret(256).getString(0);
         } catch (Throwable t) {
             throw rethrow(t);
