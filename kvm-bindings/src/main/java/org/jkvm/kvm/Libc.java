@@ -92,6 +92,8 @@ final class Libc {
             ERRNO_OPT, Linker.Option.firstVariadicArg(2));
     private static final MethodHandle MMAP = withErrno("mmap",
             FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MUNMAP = withErrno("munmap",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle EVENTFD = withErrno("eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle READ = withErrno("read",
@@ -101,27 +103,18 @@ final class Libc {
     private static final MethodHandle GETTID = bind("gettid", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle PTHREAD_SIGMASK = bind("pthread_sigmask",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle GETPID = bind("getpid", FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle TGKILL = withErrno("tgkill",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle SIGTIMEDWAIT = withErrno("sigtimedwait",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     private static final MethodHandle SCHED_GETAFFINITY = withErrno("sched_getaffinity",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
 
     // Bound on first use: every downcall handle costs start-up time (a native stub and its
     // adapters, a good part of a second interpreted in the emulated arm64 host), and these are
-    // not on the way to the first KVM_RUN (teardown, kicks, pinning, perf, errors).
-    private static final class Munmap {
-        static final MethodHandle HANDLE = withErrno("munmap",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    }
-    private static final class Getpid {
-        static final MethodHandle HANDLE = bind("getpid", FunctionDescriptor.of(JAVA_INT));
-    }
-    private static final class Tgkill {
-        static final MethodHandle HANDLE = withErrno("tgkill",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    }
-    private static final class Sigtimedwait {
-        static final MethodHandle HANDLE = withErrno("sigtimedwait",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    }
+    // not on the way to the first KVM_RUN (pinning, perf, errors). Those of a stop (kick,
+    // teardown) stay bound up front: stopping must not wait for a binding.
     private static final class SchedSetaffinity {
         static final MethodHandle HANDLE = withErrno("sched_setaffinity",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
@@ -206,7 +199,7 @@ final class Libc {
 
     static int munmap(long address, long length) {
         try {
-            return (int) Munmap.HANDLE.invokeExact(STATE.get(), MemorySegment.ofAddress(address), length);
+            return (int) MUNMAP.invokeExact(STATE.get(), MemorySegment.ofAddress(address), length);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -246,7 +239,7 @@ final class Libc {
 
     static int getpid() {
         try {
-            return (int) Getpid.HANDLE.invokeExact();
+            return (int) GETPID.invokeExact();
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -254,7 +247,7 @@ final class Libc {
 
     static int tgkill(int tgid, int tid, int sig) {
         try {
-            return (int) Tgkill.HANDLE.invokeExact(STATE.get(), tgid, tid, sig);
+            return (int) TGKILL.invokeExact(STATE.get(), tgid, tid, sig);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -271,7 +264,7 @@ final class Libc {
 
     static int sigtimedwait(MemorySegment set, MemorySegment info, MemorySegment timeout) {
         try {
-            return (int) Sigtimedwait.HANDLE.invokeExact(STATE.get(), set, info, timeout);
+            return (int) SIGTIMEDWAIT.invokeExact(STATE.get(), set, info, timeout);
         } catch (Throwable t) {
             throw rethrow(t);
         }
