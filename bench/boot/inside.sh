@@ -2,7 +2,8 @@
 # The part of bench/boot/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
 # /payload: jkvm.jar, Image, initramfs.cpio.gz, stamp). Every measured process runs under
 # ./stamp, which prints one "STAMP NAME ..." line per process (see stamp.c).
-# usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1)
+# usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1 jkvm-base;
+#        jkvm-base runs jkvm-base.jar, another build to compare with, the same way as jkvm)
 runs=${1:-5}
 variants=${2:-qemu jkvm jkvm-cds jkvm-aot}
 marker=JKVM-GUEST-READY
@@ -40,7 +41,16 @@ run_variant() {   # run_variant NAME
                 -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
     jkvm-c1) t -l "set up in" jkvm-c1 $marker java -XX:TieredStopAtLevel=1 \
                 -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-base) [ -f jkvm-base.jar ] || return 0
+               t -l "set up in" jkvm-base $marker java -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
   esac
+}
+
+# Where jkvm's start-up goes (--log-level debug: a line per step, ms since the process started),
+# once without and once with the AOT cache; outside the timed rounds.
+marks() {   # marks NAME [JAVA OPTIONS...]
+  n=$1; shift
+  t -l "set up in" "$n" $marker java "$@" -jar jkvm.jar --log-level debug run $guest --cmdline "console=ttyS0 $append"
 }
 
 # Training runs (one guest boot each) make the archives with this very JVM and jar.
@@ -49,11 +59,14 @@ case " $variants " in *" jkvm-cds "*)
     -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append"
   echo "INFO cds archive $(ls -l /tmp/jkvm.jsa 2>&1 | awk '{ print $5 }') bytes" ;;
 esac
+# train-aot is also the cold case: the first run after a build, which makes the cache.
 case " $variants " in *" jkvm-aot "*)
   t -l "set up in" train-aot $marker java -XX:AOTCacheOutput=/tmp/jkvm.aot \
     -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append"
   echo "INFO aot cache $(ls -l /tmp/jkvm.aot 2>&1 | awk '{ print $5 }') bytes" ;;
 esac
+case " $variants " in *" jkvm "*) marks marks ;; esac
+case " $variants " in *" jkvm-aot "*) marks marks-aot -XX:AOTCache=/tmp/jkvm.aot ;; esac
 
 # Alternating rounds: every variant once per round, the order rotated each round.
 set -- $variants
@@ -76,7 +89,8 @@ while [ $r -le "$runs" ]; do
   r=$((r + 1))
 done
 
-# A 128-vCPU VM: the set-up time jkvm reports (the boot may well time out: fine).
+# A 128-vCPU VM: the set-up time jkvm reports (the boot may well time out: fine); BOOT_BIG=0 skips it.
+[ "${BOOT_BIG:-1}" != 0 ] || { echo "INFO done"; exit 0; }
 echo "ROUND big"
 t -t 120 -l "set up in" big-128 $marker java -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
   --cpus 128 --memory 1G --timeout 20 --cmdline "console=ttyS0 $append"

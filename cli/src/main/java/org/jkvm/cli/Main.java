@@ -1,37 +1,86 @@
 package org.jkvm.cli;
 
+import java.util.List;
+
 import org.jkvm.cli.experiment.ExperimentCommand;
+import org.jkvm.vmm.StartupMarks;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExecutionException;
 import picocli.CommandLine.IExecutionStrategy;
+import picocli.CommandLine.Option;
 
 /** The {@code jkvm} command. */
 @Command(name = "jkvm",
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "A KVM virtual machine monitor for arm64 PV-lock and vCPU-overcommit research.",
-        subcommands = {RunCommand.class, CapsCommand.class, ExperimentCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
             "1:failure while running",
             "2:bad usage, or the host cannot do it (no /dev/kvm, no permission, wrong architecture)"})
 public final class Main {
+    /**
+     * The subcommands in the order help lists them. picocli builds a command's model by reflection
+     * over its annotations, which costs seconds in the emulated arm64 host: a command line that
+     * names one builds that one only.
+     */
+    private static final List<Subcommand> SUBCOMMANDS = List.of(
+            new Subcommand("run", RunCommand.class),
+            new Subcommand("caps", CapsCommand.class),
+            new Subcommand("experiment", ExperimentCommand.class),
+            new Subcommand("help", CommandLine.HelpCommand.class));
+
+    private record Subcommand(String name, Class<?> type) {}
+
+    /** When main began: logged once --log-level has said whether start-up marks are wanted. */
+    private static final long MAIN_ENTERED = System.currentTimeMillis();
+
     private Main() {}
 
-    /** Builds the command line with jkvm's error handling. */
+    @Option(names = "--log-level", paramLabel = "LEVEL", converter = LogLevel.Name.class,
+            description = "What jkvm logs on stderr: OFF, ERROR, WARNING, INFO (default), DEBUG (start-up"
+                    + " timing, stack traces), TRACE.")
+    private void logLevel(System.Logger.Level level) {
+        LogLevel.apply(level);
+        StartupMarks.mark("JVM started, main entered", MAIN_ENTERED);
+    }
+
+    /** Builds the command line with jkvm's error handling and every subcommand. */
     public static CommandLine commandLine() {
+        return commandLine(List.of());
+    }
+
+    /**
+     * Builds the command line for {@code args}: with only the subcommand they name (the first
+     * argument that is a subcommand's name), or with all of them when they name none or ask for
+     * {@code help}.
+     */
+    static CommandLine commandLine(List<String> args) {
         CommandLine cl = new CommandLine(new Main());
+        Subcommand named = named(args);
+        for (Subcommand s : SUBCOMMANDS) {
+            if (named == null || named.name().equals("help") || named == s) cl.addSubcommand(s.name(), s.type());
+        }
         cl.setExecutionExceptionHandler(new ErrorHandler());
         cl.setParameterExceptionHandler(new BadValueHandler(cl.getParameterExceptionHandler()));
         return cl;
     }
 
+    private static Subcommand named(List<String> args) {
+        for (String a : args) {
+            for (Subcommand s : SUBCOMMANDS) {
+                if (s.name().equals(a)) return s;
+            }
+        }
+        return null;
+    }
+
     /** Entry point: runs the command and exits with its code; a failed write to stdout is a failure. */
     public static void main(String[] args) {
-        CommandLine cl = commandLine();
+        CommandLine cl = commandLine(List.of(args));
         cl.setOut(StdoutWriter.create());
         IExecutionStrategy strategy = cl.getExecutionStrategy();
         // help and version are printed outside any command, where picocli prints a stack trace for a failed write

@@ -21,6 +21,7 @@ import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.vmm.StartupMarks;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.CpuSet;
@@ -122,6 +123,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        StartupMarks.mark("options parsed");
         if (Arch.host() != Arch.AARCH64) {
             throw new UserError("jkvm run boots arm64 guests on an arm64 host with KVM; this host is "
                     + System.getProperty("os.arch") + ": use ./demo, which runs jkvm inside the emulated arm64 host");

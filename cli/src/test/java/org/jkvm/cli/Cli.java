@@ -2,6 +2,7 @@ package org.jkvm.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
 
 import picocli.CommandLine;
 
@@ -10,7 +11,7 @@ record Cli(int exitCode, String out, String err) {
     static Cli run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = Main.commandLine();
+        CommandLine cl = Main.commandLine(List.of(args));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int code = cl.execute(args);

@@ -3,6 +3,8 @@ package org.jkvm.cli;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.jkvm.kvm.Kvm;
@@ -37,6 +39,25 @@ class MainTest {
         for (String s : new String[] {"--kernel", "--pv", "--timeout", "the guest panicked", "130"}) {
             assertTrue(r.out().contains(s), s + " missing from:\n" + r.out());
         }
+    }
+
+    @Tag("unit")
+    @Test
+    void aCommandLineNamingACommandBuildsThatOneOnly() {
+        assertEquals(Set.of("run"), Main.commandLine(List.of("run", "--help")).getSubcommands().keySet());
+        assertEquals(Set.of("caps"), Main.commandLine(List.of("--log-level", "debug", "caps")).getSubcommands().keySet());
+        assertEquals(List.of("run", "caps", "experiment", "help"),
+                List.copyOf(Main.commandLine(List.of("help", "caps")).getSubcommands().keySet()));
+        assertEquals(List.of("run", "caps", "experiment", "help"),
+                List.copyOf(Main.commandLine(List.of("--version")).getSubcommands().keySet()));
+    }
+
+    @Tag("unit")
+    @Test
+    void anUnknownLogLevelIsAUsageError() {
+        Cli r = Cli.run("--log-level", "loud", "caps", "--device", "/nonexistent");
+        assertEquals(2, r.exitCode());
+        assertTrue(r.err().contains("'loud' is not a log level"), r.err());
     }
 
     @Tag("unit")

@@ -103,37 +103,56 @@ final class Libc {
     private static final MethodHandle WRITE = withErrno("write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle GETTID = bind("gettid", FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle PTHREAD_SIGMASK = bind("pthread_sigmask",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle GETPID = bind("getpid", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle TGKILL = withErrno("tgkill",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle PTHREAD_SIGMASK = bind("pthread_sigmask",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle SIGTIMEDWAIT = withErrno("sigtimedwait",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle SCHED_SETAFFINITY = withErrno("sched_setaffinity",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
     private static final MethodHandle SCHED_GETAFFINITY = withErrno("sched_getaffinity",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+
+    // Bound on first use: every downcall handle costs start-up time (a native stub and its
+    // adapters, a good part of a second interpreted in the emulated arm64 host), and these are
+    // not on the way to the first KVM_RUN (pinning, perf, errors). Those of a stop (kick,
+    // teardown) stay bound up front: stopping must not wait for a binding.
+    private static final class SchedSetaffinity {
+        static final MethodHandle HANDLE = withErrno("sched_setaffinity",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    }
     /** syscall(2) as perf_event_open needs it: every argument passed as a full 64-bit long. */
-    private static final MethodHandle SYSCALL_PTR_4L = bind("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-            ERRNO_OPT, Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle POLL = withErrno("poll",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle CLOCK_GETTIME = withErrno("clock_gettime",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    /** timer_t is a pointer-sized handle in glibc; it is passed around as a long. */
-    private static final MethodHandle TIMER_CREATE = withErrno("timer_create",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle TIMER_SETTIME = withErrno("timer_settime",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle TIMER_DELETE = withErrno("timer_delete",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
-    private static final MethodHandle GETPAGESIZE = bind("getpagesize", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle STRERRORNAME = bind("strerrorname_np",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    private static final MethodHandle STRERROR = bind("strerror",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    private static final class Syscall {
+        static final MethodHandle HANDLE = bind("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+                ERRNO_OPT, Linker.Option.firstVariadicArg(1));
+    }
+    private static final class Poll {
+        static final MethodHandle HANDLE = withErrno("poll",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
+    private static final class ClockGettime {
+        static final MethodHandle HANDLE = withErrno("clock_gettime",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
+    /** timer_t is a pointer-sized handle in glibc; it is passed around as a long. Used only by the profiler. */
+    private static final class Timers {
+        static final MethodHandle CREATE = withErrno("timer_create",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+        static final MethodHandle SETTIME = withErrno("timer_settime",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS));
+        static final MethodHandle DELETE = withErrno("timer_delete",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+    }
+    private static final class Getpagesize {
+        static final MethodHandle HANDLE = bind("getpagesize", FunctionDescriptor.of(JAVA_INT));
+    }
+    private static final class Strerrorname {
+        static final MethodHandle HANDLE = bind("strerrorname_np", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+    private static final class Strerror {
+        static final MethodHandle HANDLE = bind("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
 
     /** The errno left by the last call made through this class on the current thread. */
     static int errno() {
@@ -273,7 +292,7 @@ final class Libc {
 
     static int schedSetaffinity(int tid, long size, MemorySegment mask) {
         try {
-            return (int) SCHED_SETAFFINITY.invokeExact(STATE.get(), tid, size, mask);
+            return (int) SchedSetaffinity.HANDLE.invokeExact(STATE.get(), tid, size, mask);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -293,7 +312,7 @@ final class Libc {
      */
     static long syscall(long nr, MemorySegment ptr, long a, long b, long c, long d) {
         try {
-            return (long) SYSCALL_PTR_4L.invokeExact(STATE.get(), nr, ptr, a, b, c, d);
+            return (long) Syscall.HANDLE.invokeExact(STATE.get(), nr, ptr, a, b, c, d);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -302,7 +321,7 @@ final class Libc {
     /** poll(2) on {@code nfds} consecutive struct pollfd. Does not allocate. */
     static int poll(MemorySegment fds, long nfds, int timeoutMillis) {
         try {
-            return (int) POLL.invokeExact(STATE.get(), fds, nfds, timeoutMillis);
+            return (int) Poll.HANDLE.invokeExact(STATE.get(), fds, nfds, timeoutMillis);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -311,7 +330,7 @@ final class Libc {
     /** clock_gettime(2) into a struct timespec ({@link #TIMESPEC_BYTES}). */
     static int clockGettime(int clockId, MemorySegment timespec) {
         try {
-            return (int) CLOCK_GETTIME.invokeExact(STATE.get(), clockId, timespec);
+            return (int) ClockGettime.HANDLE.invokeExact(STATE.get(), clockId, timespec);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -320,7 +339,7 @@ final class Libc {
     /** timer_create(2): the new timer's handle is written to {@code timerId} (8 bytes). */
     static int timerCreate(int clockId, MemorySegment sigevent, MemorySegment timerId) {
         try {
-            return (int) TIMER_CREATE.invokeExact(STATE.get(), clockId, sigevent, timerId);
+            return (int) Timers.CREATE.invokeExact(STATE.get(), clockId, sigevent, timerId);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -329,7 +348,7 @@ final class Libc {
     /** timer_settime(2) from a struct itimerspec: two timespecs, interval then first expiry. */
     static int timerSettime(long timerId, int flags, MemorySegment itimerspec) {
         try {
-            return (int) TIMER_SETTIME.invokeExact(STATE.get(), timerId, flags, itimerspec, MemorySegment.NULL);
+            return (int) Timers.SETTIME.invokeExact(STATE.get(), timerId, flags, itimerspec, MemorySegment.NULL);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -338,7 +357,7 @@ final class Libc {
     /** timer_delete(2). */
     static int timerDelete(long timerId) {
         try {
-            return (int) TIMER_DELETE.invokeExact(STATE.get(), timerId);
+            return (int) Timers.DELETE.invokeExact(STATE.get(), timerId);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -347,7 +366,7 @@ final class Libc {
     /** The host's page size (4 KiB on x86_64; 4, 16 or 64 KiB on arm64). */
     static int pageSize() {
         try {
-            return (int) GETPAGESIZE.invokeExact();
+            return (int) Getpagesize.HANDLE.invokeExact();
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -356,7 +375,7 @@ final class Libc {
     /** The symbolic name of an errno value, e.g. "ENOENT". */
     static String errnoName(int errno) {
         try {
-            MemorySegment s = (MemorySegment) STRERRORNAME.invokeExact(errno);
+            MemorySegment s = (MemorySegment) Strerrorname.HANDLE.invokeExact(errno);
             return s.equals(MemorySegment.NULL) ? "errno " + errno : s.reinterpret(64).getString(0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -366,7 +385,7 @@ final class Libc {
     /** The C library's description of an errno value, e.g. "No such file or directory". */
     static String errnoText(int errno) {
         try {
-            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            MemorySegment s = (MemorySegment) Strerror.HANDLE.invokeExact(errno);
             return s.reinterpret(256).getString(0);
         } catch (Throwable t) {
             throw rethrow(t);

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.OptionalLong;
 
 import org.jkvm.kvm.Kvm;
+import org.jkvm.vmm.StartupMarks;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.VmConfig;
@@ -37,10 +38,12 @@ public final class Launch implements AutoCloseable {
      */
     public static Launch prepare(Kvm kvm, VmConfig config, OutputStream console, List<VmExtension.Attach> attach)
             throws IOException {
+        StartupMarks.mark("KVM opened");
         Arm64Vm vm = Arm64Vm.create(kvm, config, console);
         List<VmExtension> attached = new ArrayList<>();
         try {
             for (VmExtension.Attach a : attach) attached.add(a.attach(vm));
+            StartupMarks.mark("extensions attached");
             return new Launch(vm, attached);
         } catch (RuntimeException e) {
             closeAll(attached, vm);

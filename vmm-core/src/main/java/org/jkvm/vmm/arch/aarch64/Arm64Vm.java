@@ -1,9 +1,10 @@
 package org.jkvm.vmm.arch.aarch64;
 
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.jkvm.kvm.Kvm;
 import org.jkvm.kvm.VcpuFd;
 import org.jkvm.kvm.VmFd;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
+import org.jkvm.vmm.StartupMarks;
 import org.jkvm.vmm.VcpuThreads;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.fdt.ArmDeviceTree;
@@ -48,6 +50,7 @@ import org.jkvm.vmm.virtio.VirtioRng;
  */
 public final class Arm64Vm implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Arm64Vm.class.getName());
+    private static final String URANDOM = "/dev/urandom";
     private static final PlatformDevice UART = new PlatformDevice("uart",
             new MmioWindow(Arm64Layout.UART, Arm64Layout.UART_WINDOW, Uart16550.SIZE),
             Arm64Layout.UART_SPI, DeviceTreeSpec.Binding.NS16550A);
@@ -89,6 +92,7 @@ public final class Arm64Vm implements AutoCloseable {
         config.checkAgainstHost(kvm.check(Capability.MAX_VCPUS));
         ArmImage image = BootLayout.readKernel(config.kernel(), config.memory());
         byte[] initrd = config.initrd() == null ? null : InputFile.bytes(config.initrd(), new InputKind("an initrd", config.memory()));
+        StartupMarks.mark("kernel and initrd read");
         long t0 = System.nanoTime();
         Arm64Vm v = new Arm64Vm(kvm, config, consoleOut);
         try {
@@ -117,6 +121,7 @@ public final class Arm64Vm implements AutoCloseable {
             vcpus.add(v);
             v.armVcpuInit(i == 0 ? init : init.with(KvmArm64.KVM_ARM_VCPU_POWER_OFF()));
         }
+        StartupMarks.mark("VM, RAM and vCPUs created");
         gic = GicV3.create(vm, config.cpus(), true);
         pmu.setUp(vcpus);
         uart = devices.add(UART, irq -> new Uart16550(panicWatcher, irq));
@@ -125,15 +130,18 @@ public final class Arm64Vm implements AutoCloseable {
         for (int i = 0; i < disks.size(); i++) virtio.add(VirtioBlk.open("virtio-blk" + i, disks.get(i)));
         if (config.rng()) virtio.add(new VirtioRng("virtio-rng"));
         if (config.pv().stealTime()) enableStealTime();
+        StartupMarks.mark("GIC, UART and steal time set up");
 
         boot = BootLayout.place(image, initrd == null ? 0 : initrd.length, config.memory());
         memory.write(boot.kernel(), image.kernel());
         if (initrd != null) memory.write(boot.initrd(), initrd);
+        StartupMarks.mark("kernel and initrd in guest RAM");
         List<Long> mpidrs = new ArrayList<>();
         for (VcpuFd v : vcpus) mpidrs.add(v.getOneReg(KvmArm64.JKVM_REG_ARM64_MPIDR_EL1()));
         byte[] dtb = ArmDeviceTree.build(deviceTree(mpidrs, initrd, pmu.on()));
         if (dtb.length > Arm64Layout.FDT_MAX) throw new IllegalStateException("device tree of " + dtb.length + " bytes exceeds 2 MiB");
         memory.write(boot.fdt(), dtb);
+        StartupMarks.mark("device tree built");
 
         VcpuFd boot0 = vcpus.getFirst();
         boot0.setOneReg(KvmArm64.JKVM_REG_ARM64_PSTATE(), KvmArm64.JKVM_ARM64_PSTATE_EL1H_DAIF());
@@ -158,8 +166,7 @@ public final class Arm64Vm implements AutoCloseable {
     }
 
     private DeviceTreeSpec deviceTree(List<Long> mpidrs, byte[] initrd, boolean pmu) {
-        byte[] seed = new byte[64];
-        new SecureRandom().nextBytes(seed);
+        byte[] seed = rngSeed();
         return new DeviceTreeSpec(
                 mpidrs,
                 new DeviceTreeSpec.Region(Arm64Layout.RAM_BASE, config.memory()),
@@ -172,6 +179,18 @@ public final class Arm64Vm implements AutoCloseable {
                 initrd == null ? Optional.empty() : Optional.of(new DeviceTreeSpec.Region(boot.initrd(), initrd.length)),
                 seed,
                 pmu);
+    }
+
+    /**
+     * 64 random bytes for /chosen/rng-seed, read from the kernel's pool: SecureRandom would read the
+     * same pool after setting up the JDK's security providers, ~1 s in the emulated arm64 host.
+     */
+    private static byte[] rngSeed() {
+        try (FileInputStream in = new FileInputStream(URANDOM)) {
+            return in.readNBytes(64);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + URANDOM + " for the device tree's rng-seed", e);
+        }
     }
 
     /** Where the kernel, initrd and device tree went. */
@@ -246,6 +265,7 @@ public final class Arm64Vm implements AutoCloseable {
             threads.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, threads, config.pin(), runListener));
         }
         threads.start();
+        StartupMarks.mark("vCPU threads started");
         VmOutcome outcome = threads.await(config.timeout());
         uart.flush();
         return outcome;
