@@ -6,7 +6,10 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
+import org.jkvm.kvm.EventFd;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -140,6 +143,47 @@ class VirtioConsoleTest {
         assertEquals(List.of(), receive());
         for (int i = 0; i < 10; i++) send(BAD_ID, DEVICE_READY, 1);
         assertEquals(SIZE, receive().size(), "answers beyond what a driver can ask for are dropped");
+    }
+
+    /**
+     * Through the transport: the driver's DEVICE_READY on queue 3 is answered on queue 2, which the
+     * worker served before it in the same pass, without another notification.
+     */
+    @Test
+    void theTransportDeliversAnswersWithoutAnotherNotification() throws InterruptedException {
+        FakeRam ram = new FakeRam(0x10000);
+        long rxDesc = FakeRam.BASE + 0x8000, rxAvail = FakeRam.BASE + 0x9000, rxUsed = FakeRam.BASE + 0xa000;
+        Semaphore interrupts = new Semaphore(0);
+        try (EventFd doorbell = EventFd.create();
+             VirtioMmio mmio = new VirtioMmio(device, ram, doorbell, interrupts::release)) {
+            mmio.write(0, 0x70, 4, 1 | 2);
+            mmio.write(0, 0x20, 4, VirtioConsole.F_MULTIPORT);
+            mmio.write(0, 0x24, 4, 1);
+            mmio.write(0, 0x20, 4, 1); // VIRTIO_F_VERSION_1
+            mmio.write(0, 0x70, 4, 1 | 2 | 8);
+            setUpQueue(mmio, CONTROL_RX, rxDesc, rxAvail, rxUsed);
+            setUpQueue(mmio, CONTROL_TX, FakeRam.DESC, FakeRam.AVAIL, FakeRam.USED);
+            for (int i = 0; i < 2; i++) ram.descriptorAt(rxDesc, i, DATA + 0x100L * i, 64, DESC_F_WRITE, 0);
+            ram.put(rxAvail, new byte[] {0, 0, 2, 0, 0, 0, 1, 0});
+            ram.put(DATA + 0x1000, new byte[] {-1, -1, -1, -1, DEVICE_READY, 0, 1, 0});
+            ram.descriptor(0, DATA + 0x1000, 8, 0, 0);
+            ram.offer(0, SIZE);
+            mmio.write(0, 0x70, 4, 1 | 2 | 8 | 4); // DRIVER_OK rings the doorbell once
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (ram.get(rxUsed + 2) != 2 && System.nanoTime() < deadline) interrupts.tryAcquire(10, TimeUnit.MILLISECONDS);
+            assertEquals(2, ram.get(rxUsed + 2), "both DEVICE_ADDs are in the driver's buffers");
+            assertEquals(DEVICE_ADD, ram.get(DATA + 4));
+            assertEquals(1, ram.get(DATA + 0x100));
+        }
+    }
+
+    private static void setUpQueue(VirtioMmio mmio, int index, long desc, long avail, long used) {
+        mmio.write(0, 0x30, 4, index);
+        mmio.write(0, 0x38, 4, SIZE);
+        mmio.write(0, 0x80, 4, desc);
+        mmio.write(0, 0x90, 4, avail);
+        mmio.write(0, 0xa0, 4, used);
+        mmio.write(0, 0x44, 4, 1);
     }
 
     @Test
