@@ -109,7 +109,8 @@ final class RunCommand implements Callable<Integer> {
     private boolean virtioConsole;
 
     @Option(names = "--results-port", paramLabel = "FILE", description = "Give the guest a virtio-console (as --virtio-console)"
-            + " and write what it writes to the port " + VirtioConsole.RESULTS_PORT + " (/dev/vport0p1) to FILE when the run ends.")
+            + " and write what it writes to the port " + VirtioConsole.RESULTS_PORT + " (/dev/vportNp1, N its virtio index)"
+            + " to FILE when the run ends.")
     private Path resultsPort;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", converter = Converters.WholeNumber.class,
