@@ -5,6 +5,7 @@ import java.io.FileDescriptor;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
 import org.jkvm.vmm.launch.VmExtension;
 import org.jkvm.vmm.profile.SymbolTable;
+import org.jkvm.vmm.virtio.VirtioConsole;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,8 +66,8 @@ final class RunCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = RunConfigFile.OPTION, paramLabel = "FILE",
-            description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout);"
-                    + " options given on the command line win.")
+            description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout,"
+                    + " disk (one image), rng); options given on the command line win.")
     private Path configFile;
 
     @Option(names = "--kernel", paramLabel = "FILE", description = "The guest kernel: an arm64 Image, plain or gzip-compressed.")
@@ -111,6 +113,15 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--rng", description = "Give the guest a virtio-rng device, fed from the host's SecureRandom.")
     private boolean rng;
 
+    @Option(names = "--virtio-console", description = "Give the guest a virtio-console: hvc0 (console=hvc0) prints where"
+            + " the serial console does, and the port " + VirtioConsole.RESULTS_PORT + " (see --results-port).")
+    private boolean virtioConsole;
+
+    @Option(names = "--results-port", paramLabel = "FILE", description = "Give the guest a virtio-console (as --virtio-console)"
+            + " and write what it writes to the port " + VirtioConsole.RESULTS_PORT + " (/dev/vportNp1, N its virtio index)"
+            + " to FILE when the run ends.")
+    private Path resultsPort;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", converter = Converters.WholeNumber.class,
             description = "Stop the guest after this long (exit code 5).")
     private Integer timeout;
@@ -137,6 +148,7 @@ final class RunCommand implements Callable<Integer> {
         attach.addAll(profile.attach());
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
              ClaimedOutput folded = profile.claimOut();
+             ClaimedOutput results = claimResults();
              Kvm kvm = Kvm.open();
              Launch launch = Launch.prepare(kvm, config, console, attach)) {
             Arm64Vm vm = launch.vm();
@@ -149,6 +161,9 @@ final class RunCommand implements Callable<Integer> {
                 Disk d = config.disks().get(i);
                 err.printf("jkvm: /dev/vd%c: %s%s%n", (char) ('a' + i), d.path(), d.readOnly() ? " (read-only)" : "");
             }
+            if (config.console()) {
+                err.println("jkvm: virtio-console: hvc0, port " + VirtioConsole.RESULTS_PORT + (resultsPort == null ? "" : " to " + resultsPort));
+            }
             err.flush();
             Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
@@ -156,6 +171,7 @@ final class RunCommand implements Callable<Integer> {
             RunSummary.print(err, run, pvLock);
             profile.report(launch, symbols, run.kvm(), err, folded);
             if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
+            if (results != null) results.write(new String(vm.resultsPort(), StandardCharsets.UTF_8));
             return exitCode(run.outcome());
         }
     }
@@ -170,16 +186,22 @@ final class RunCommand implements Callable<Integer> {
         return statsJson == null ? null : ClaimedOutput.claim("--stats-json", statsJson);
     }
 
+    /** The --results-port file, claimed before KVM is opened; null without the option. */
+    ClaimedOutput claimResults() {
+        return resultsPort == null ? null : ClaimedOutput.claim("--results-port", resultsPort);
+    }
+
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu,
-                timeout == null ? null : Duration.ofSeconds(timeout), disks, rng);
+                timeout == null ? null : Duration.ofSeconds(timeout), disks, rng, virtioConsole || resultsPort != null);
     }
 
-    /** Refuses a --stats-json or --profile-out that would replace one of the run's inputs, before the guest runs. */
+    /** Refuses a --stats-json, --profile-out or --results-port that would replace one of the run's inputs, before the guest runs. */
     void checkOutputs() throws IOException {
         Map<Path, String> outputs = new LinkedHashMap<>();
         if (statsJson != null) outputs.put(statsJson, "--stats-json");
+        if (resultsPort != null) outputs.put(resultsPort, "--results-port");
         profile.addOutputs(outputs);
         if (outputs.isEmpty()) return;
         Map<Path, String> inputs = new LinkedHashMap<>();

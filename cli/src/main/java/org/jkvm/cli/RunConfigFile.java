@@ -18,13 +18,15 @@ import picocli.CommandLine.Model.OptionSpec;
  * {@code jkvm run --config FILE}: the file's {@code key = value} lines (UTF-8) are the defaults
  * of the options of the same names. picocli asks for defaults after reading the command line, and
  * only for options it did not give, so the command line wins; the values pass the options' own
- * converters.
+ * converters. {@code disk} is one image (a line per key): more come with {@code --disk} on the
+ * command line, which then replaces it.
  */
 final class RunConfigFile implements IDefaultValueProvider {
     static final String OPTION = "--config";
     /** A few lines of settings: 64 KiB is plenty. */
     private static final InputKind KIND = new InputKind("a config file", 64 << 10);
-    private static final List<String> KEYS = List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "pmu", "timeout");
+    private static final List<String> KEYS = List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "pmu", "timeout",
+            "disk", "rng");
 
     private Path loaded;
     private Properties settings;

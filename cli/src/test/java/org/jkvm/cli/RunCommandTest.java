@@ -208,6 +208,37 @@ class RunCommandTest {
     }
 
     @Test
+    void configFileGivesADiskAndTheRngWhichADiskOnTheCommandLineReplaces() throws Exception {
+        Path image = Files.write(dir.resolve("disk.img"), new byte[1024]);
+        Path other = Files.write(dir.resolve("other.img"), new byte[512]);
+        Path file = Files.writeString(dir.resolve("vm.conf"),
+                "kernel = " + kernel + "\ndisk = " + image + ",ro,serial=conf-1\nrng = true\n");
+        VmConfig c = config("--config", file.toString());
+        assertEquals(List.of(new Disk(image, true, "conf-1")), c.disks());
+        assertTrue(c.rng());
+        assertEquals(List.of(new Disk(other, false, "")), config("--config", file.toString(), "--disk", other.toString()).disks());
+        Path bad = Files.writeString(dir.resolve("bad.conf"), "kernel = " + kernel + "\ndisk = " + image + ",rw\n");
+        assertRefused("--disk " + image + ",rw: unknown setting 'rw'; give PATH[,ro][,serial=S]", "--config", bad.toString());
+    }
+
+    @Test
+    void resultsPortGivesTheGuestAConsoleAndMayNotReplaceAnInput() throws Exception {
+        assertFalse(config("--kernel", kernel.toString()).console());
+        assertTrue(config("--kernel", kernel.toString(), "--virtio-console").console());
+        Path results = dir.resolve("results.txt");
+        RunCommand c = command("--kernel", kernel.toString(), "--results-port", results.toString());
+        assertTrue(c.config().console());
+        try (ClaimedOutput out = c.claimResults()) {
+            assertFalse(Files.exists(results), "written only when the run ends");
+            out.write("RESULT 1\n");
+        }
+        assertEquals("RESULT 1\n", Files.readString(results));
+        RunCommand over = command("--kernel", kernel.toString(), "--results-port", kernel.toString());
+        assertEquals("--results-port " + kernel + ": is the kernel " + kernel + "; choose another file",
+                assertThrows(Exception.class, over::checkOutputs).getMessage());
+    }
+
+    @Test
     void commandLineWinsOverTheConfigFile() throws Exception {
         Path file = Files.writeString(dir.resolve("vm.conf"), "kernel = " + kernel + "\ncpus = 2\nmemory = 256M\n");
         VmConfig c = config("--config", file.toString(), "--cpus", "3");

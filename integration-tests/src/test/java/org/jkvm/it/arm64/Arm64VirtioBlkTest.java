@@ -1,12 +1,16 @@
 package org.jkvm.it.arm64;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,11 +29,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code mkfs.ext4 -d} is mounted by the guest, written, synced and the guest powered off; a second
  * boot reads the file back (and the disk's serial through get-id); the same image given
  * {@code ,ro} refuses writes (EROFS) and is left unchanged; and a root file system on /dev/vda
- * (the test initramfs unpacked into ext4) boots to its marker without an initrd.
+ * (the test initramfs unpacked into ext4) boots to its marker without an initrd. In the same host
+ * boot, a guest with {@code --results-port} and {@code console=hvc0} reads a 32 MiB file from a
+ * fresh page cache in 4 KiB requests: the queue notifications reach the device worker through
+ * the ioeventfd, so jkvm's MMIO exits (its --stats-json, interrupt acknowledgements mostly) are
+ * far fewer than the requests (/sys/block/vda/stat); the guest's RESULT line written to the port
+ * jkvm.results is in the file, and its marker written to hvc0 is on jkvm's stdout. The same run
+ * with {@code -Djkvm.virtio.ioeventfd=off} gives the figures without the ioeventfd.
  */
 @Tag("arm64")
 class Arm64VirtioBlkTest {
     private static final String NOTE = "NOTE-FROM-GUEST-7f3a";
+    private static final Pattern READS = Pattern.compile("READS=(\\d+)");
+    private static final Pattern MMIO_EXITS = Pattern.compile("\"mmio\"\\s*:\\s*(\\d+)");
+    /**
+     * Drops the page cache, reads big.bin in 4 KiB requests (readahead batches them, up to a MiB
+     * at a time), prints the read requests the disk served, writes a RESULT line to the port named
+     * jkvm.results (busybox has no udev: the name is in sysfs) and a marker to hvc0.
+     */
+    private static final String READ_BIG = "mkdir -p /mnt && mount -t ext4 -o ro /dev/vda /mnt"
+            + " && echo 4 > /sys/block/vda/queue/max_sectors_kb && echo 1024 > /sys/block/vda/queue/read_ahead_kb"
+            + " && sync && echo 3 > /proc/sys/vm/drop_caches"
+            + " && r0=$(awk '{print $1}' /sys/block/vda/stat) && cat /mnt/big.bin > /dev/null"
+            + " && r1=$(awk '{print $1}' /sys/block/vda/stat) && echo READS=$((r1 - r0))"
+            + " && for p in /sys/class/virtio-ports/*; do [ \"$(cat $p/name)\" = jkvm.results ]"
+            + " && echo \"RESULT reads=$((r1 - r0)) port=${p##*/}\" > /dev/${p##*/}; done"
+            + " && echo HVC0-MARKER-5c1e > /dev/hvc0 && echo active=$(cat /sys/class/tty/console/active)";
     private static Path kernel;
     private static Path initrd;
 
@@ -69,6 +94,12 @@ class Arm64VirtioBlkTest {
         Path rootDir = Files.createDirectories(tmp.resolve("root"));
         sh(rootDir, "sh", "-c", "zcat " + initrd + " | cpio -id --quiet");
         Path root = ext4(rootDir, tmp.resolve("root.ext4"), "64M");
+        Path bigDir = Files.createDirectories(tmp.resolve("big"));
+        Files.write(bigDir.resolve("big.bin"), "0123456789abcdef".repeat(2 << 20).getBytes(StandardCharsets.US_ASCII));
+        Path big = ext4(bigDir, tmp.resolve("big.ext4"), "48M");
+        String measure = "--disk big.ext4,ro --results-port results.txt --stats-json stats.json";
+        String measured = GuestFixture.jkvmRun(measure, "console=hvc0 " + GuestFixture.command(READ_BIG))
+                + "; rc=$?; echo RESULTS-FILE; cat results.txt; cat stats.json; exit $rc";
 
         String mount = "mkdir -p /mnt && mount -t ext4 /dev/vda /mnt";
         Map<String, Steps.Step> out = run(new Steps()
@@ -81,8 +112,10 @@ class Arm64VirtioBlkTest {
                         + " dd if=/dev/zero of=/dev/vda bs=512 count=1 conv=fsync; echo dd=$?")
                         + "; rc=$?; sha256sum -c before && echo IMAGE-UNCHANGED; exit $rc")
                 .step("root", run("--disk root.ext4", "root=/dev/vda rw rootfstype=ext4 init=/init "
-                        + GuestFixture.command("echo ROOT-ON-VDA; grep ' / ' /proc/mounts"))),
-                List.of(kernel, initrd, disk, root));
+                        + GuestFixture.command("echo ROOT-ON-VDA; grep ' / ' /proc/mounts")))
+                .step("ioeventfd", measured)
+                .step("no-ioeventfd", measured.replace("java -jar", "java -D" + "jkvm.virtio.ioeventfd=off -jar")),
+                List.of(kernel, initrd, disk, root, big));
 
         Steps.Step write = Steps.require(out, "write");
         assertEquals(0, write.exitCode(), write.output());
@@ -108,6 +141,32 @@ class Arm64VirtioBlkTest {
         assertTrue(r.output().contains("ROOT-ON-VDA"), r.output());
         assertTrue(r.output().matches("(?s).*/dev/(root|vda) / ext4 rw.*"), r.output());
         assertNotEquals(-1, r.output().indexOf("JKVM-GUEST-CMD-EXIT 0"), r.output());
+
+        Steps.Step on = Steps.require(out, "ioeventfd");
+        assertEquals(0, on.exitCode(), on.output());
+        assertTrue(on.output().contains("JKVM-GUEST-CMD-EXIT 0"), "the guest's /dev/console is hvc0:\n" + on.output());
+        assertTrue(on.output().contains("HVC0-MARKER-5c1e") && on.output().matches("(?s).*active=.*hvc0.*"), on.output());
+        long reads = number(READS, on.output());
+        String results = on.output().substring(on.output().indexOf("RESULTS-FILE"));
+        // vportNp1: N is the virtio device's index (virtio0 is the disk), 1 the port's
+        assertTrue(results.matches("(?s).*\nRESULT reads=" + reads + " port=vport\\d+p1\n.*"), "the results file:\n" + results);
+        long exits = number(MMIO_EXITS, on.output());
+        Steps.Step off = Steps.require(out, "no-ioeventfd");
+        assertEquals(0, off.exitCode(), off.output());
+        long readsOff = number(READS, off.output());
+        long exitsOff = number(MMIO_EXITS, off.output());
+        System.out.printf("virtio-blk: %d read requests, %d MMIO exits with ioeventfd; %d requests, %d exits without%n%s%n",
+                reads, exits, readsOff, exitsOff, on.output().lines().filter(l -> l.matches(".*(HVC0|active=|READS=|CMD-EXIT).*"))
+                        .collect(Collectors.joining("\n")));
+        assertTrue(reads >= 8192 * 9 / 10, "32 MiB in 4 KiB requests: " + reads);
+        assertTrue(exits * 4 < reads, "the data path exits: " + exits + " MMIO exits for " + reads + " requests");
+        assertTrue(exitsOff > exits, "without ioeventfd the notifications exit: " + exitsOff + " vs " + exits);
+    }
+
+    private static long number(Pattern p, String output) {
+        Matcher m = p.matcher(output);
+        assertTrue(m.find(), p + " in:\n" + output);
+        return Long.parseLong(m.group(1));
     }
 
     private static Map<String, Steps.Step> run(Steps steps, List<Path> files) throws IOException, InterruptedException {

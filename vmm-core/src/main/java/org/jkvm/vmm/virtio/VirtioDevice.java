@@ -5,7 +5,7 @@ package org.jkvm.vmm.virtio;
  * queues. {@link #serve} runs on the device's worker thread, never on a vCPU thread.
  */
 public interface VirtioDevice extends AutoCloseable {
-    /** The device type (virtio 1.2, 5): 2 for block, 4 for entropy. */
+    /** The device type (virtio 1.2, 5): 2 for block, 3 for console, 4 for entropy. */
     int deviceId();
 
     /** Its name in logs and thread names, e.g. {@code virtio-blk0}. */
@@ -33,6 +33,9 @@ public interface VirtioDevice extends AutoCloseable {
      * I/O failure is reported to the guest in the device's own way, never thrown.
      */
     boolean serve(int index, VirtQueue queue) throws VirtioException;
+
+    /** Forgets per-driver state when the driver resets the device; called with no queue being served. */
+    default void reset() {}
 
     /** Releases host resources (files). */
     @Override

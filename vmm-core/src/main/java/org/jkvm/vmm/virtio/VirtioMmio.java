@@ -202,6 +202,7 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         deviceFeaturesSel = driverFeaturesSel = queueSel = 0;
         interruptStatus.set(0);
         for (int i = 0; i < queues.length; i++) queues[i] = new QueueSetup();
+        device.reset();
     }
 
     /** Called with the lock held. */
@@ -218,16 +219,21 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         while (!closed) {
             if (!doorbell.await(-1)) continue;
             doorbell.take();
-            if (!closed) serveQueues();
+            // Serving one queue may give another work (a control answer): go round until a pass uses nothing.
+            boolean more = true;
+            while (more && !closed) more = serveQueues();
         }
     }
 
-    /** Serves every ready queue once, as the doorbell does not say which queue rang. */
-    void serveQueues() {
+    /**
+     * Serves every ready queue once, as the doorbell does not say which queue rang, and interrupts
+     * the guest if any chain was used; returns whether one was.
+     */
+    boolean serveQueues() {
         boolean used = false;
         lock.lock();
         try {
-            if ((status & (S_DRIVER_OK | S_NEEDS_RESET)) != S_DRIVER_OK) return;
+            if ((status & (S_DRIVER_OK | S_NEEDS_RESET)) != S_DRIVER_OK) return false;
             for (int i = 0; i < queues.length; i++) {
                 VirtQueue q = queues[i].queue;
                 if (q == null) continue;
@@ -235,11 +241,11 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
                     used |= device.serve(i, q);
                 } catch (VirtioException e) {
                     needsReset("queue " + i + ": " + e.getMessage());
-                    return;
+                    return false;
                 } catch (RuntimeException e) {
                     LOG.log(Level.ERROR, device.name() + ": serving queue " + i + " failed; the device needs a reset", e);
                     needsReset("queue " + i + ": " + e);
-                    return;
+                    return false;
                 }
             }
         } finally {
@@ -249,6 +255,7 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
             interruptStatus.getAndUpdate(s -> s | INT_VRING);
             interrupt.run();
         }
+        return used;
     }
 
     /** Stops the worker and closes the device; the doorbell and interrupt belong to the caller. */

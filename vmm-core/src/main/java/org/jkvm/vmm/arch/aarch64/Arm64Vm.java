@@ -38,14 +38,16 @@ import org.jkvm.vmm.memory.MemoryRegion;
 import org.jkvm.vmm.vcpu.VcpuLoop;
 import org.jkvm.vmm.vcpu.VcpuRunListener;
 import org.jkvm.vmm.vcpu.VcpuStats;
+import org.jkvm.vmm.virtio.PortCapture;
 import org.jkvm.vmm.virtio.VirtioBlk;
+import org.jkvm.vmm.virtio.VirtioConsole;
 import org.jkvm.vmm.virtio.VirtioRng;
 
 /**
  * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
  * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, a PMUv3 if asked for and offered, secondaries powered off), the
- * GICv3 and ITS, the UART, the virtio devices (disks, then entropy), PV steal time, then the kernel, initrd
- * and device tree in RAM and
+ * GICv3 and ITS, the UART, the virtio devices (disks, entropy, then console), PV steal time, then the kernel,
+ * initrd and device tree in RAM and
  * vCPU 0's boot registers. {@link #run} starts the vCPUs and returns how the guest ended.
  */
 public final class Arm64Vm implements AutoCloseable {
@@ -54,6 +56,8 @@ public final class Arm64Vm implements AutoCloseable {
     private static final PlatformDevice UART = new PlatformDevice("uart",
             new MmioWindow(Arm64Layout.UART, Arm64Layout.UART_WINDOW, Uart16550.SIZE),
             Arm64Layout.UART_SPI, DeviceTreeSpec.Binding.NS16550A);
+    /** The most bytes of the results port kept: results are lines of text, not bulk data. */
+    private static final int RESULTS_LIMIT = 16 << 20;
 
     private final VmConfig config;
     private final VmFd vm;
@@ -64,6 +68,7 @@ public final class Arm64Vm implements AutoCloseable {
     private final PlatformDevices devices;
     private final SmcccHandlers smcccHandlers;
     private final PanicWatcher panicWatcher;
+    private final PortCapture results = new PortCapture(VirtioConsole.RESULTS_PORT, RESULTS_LIMIT);
     private GicV3 gic;
     private Uart16550 uart;
     private VirtioSlots virtio;
@@ -129,6 +134,7 @@ public final class Arm64Vm implements AutoCloseable {
         List<Disk> disks = config.disks();
         for (int i = 0; i < disks.size(); i++) virtio.add(VirtioBlk.open("virtio-blk" + i, disks.get(i)));
         if (config.rng()) virtio.add(new VirtioRng("virtio-rng"));
+        if (config.console()) virtio.add(new VirtioConsole("virtio-console", panicWatcher, results));
         if (config.pv().stealTime()) enableStealTime();
         StartupMarks.mark("GIC, UART and steal time set up");
 
@@ -236,6 +242,11 @@ public final class Arm64Vm implements AutoCloseable {
     /** The UART, e.g. to feed it console input. */
     public Uart16550 uart() {
         return uart;
+    }
+
+    /** What the guest wrote to the virtio-console's {@link VirtioConsole#RESULTS_PORT} port (up to 16 MiB). */
+    public byte[] resultsPort() {
+        return results.toByteArray();
     }
 
     /** Sets who is told as each vCPU enters and leaves KVM_RUN; call before {@link #run}. */

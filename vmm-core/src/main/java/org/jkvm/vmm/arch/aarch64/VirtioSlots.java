@@ -20,11 +20,14 @@ import org.jkvm.vmm.virtio.VirtioMmio;
  * through {@link PlatformDevices} like any device. Where KVM offers them, a queue notification is
  * an ioeventfd (KVM signals the device's doorbell without a vCPU exit) and the interrupt an irqfd
  * on the SPI (GSI n is SPI n under the vGIC's default routing); otherwise the vCPU thread rings the
- * doorbell and the worker pulses the line with KVM_IRQ_LINE. Closing stops the workers and
+ * doorbell and the worker pulses the line with KVM_IRQ_LINE; {@code -Djkvm.virtio.ioeventfd=off} forces the
+ * first fallback, to measure it. Closing stops the workers and
  * releases the eventfds.
  */
 final class VirtioSlots implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(VirtioSlots.class.getName());
+    /** Set to {@code off} to measure the fallback on a host that has ioeventfd. */
+    static final String IOEVENTFD_PROPERTY = "jkvm.virtio.ioeventfd";
 
     private record Slot(VirtioMmio transport, EventFd doorbell, EventFd irq) {}
 
@@ -39,14 +42,14 @@ final class VirtioSlots implements AutoCloseable {
         this.vm = vm;
         this.devices = devices;
         this.ram = ram;
-        this.ioeventfd = vm.check(Capability.IOEVENTFD) > 0;
+        this.ioeventfd = vm.check(Capability.IOEVENTFD) > 0 && !"off".equals(System.getProperty(IOEVENTFD_PROPERTY));
         this.irqfd = vm.check(Capability.IRQFD) > 0;
     }
 
     /** Puts {@code device} in the next slot; on failure the device is closed. */
     void add(VirtioDevice device) {
         int n = slots.size();
-        if (n == 0 && !ioeventfd) LOG.log(Level.INFO, "no KVM_IOEVENTFD on this host: virtio queue notifications exit to the vCPU threads");
+        if (n == 0 && !ioeventfd) LOG.log(Level.INFO, "no KVM_IOEVENTFD on this host (or " + IOEVENTFD_PROPERTY + "=off): virtio queue notifications exit to the vCPU threads");
         if (n == 0 && !irqfd) LOG.log(Level.INFO, "no KVM_IRQFD on this host: virtio interrupts are raised with KVM_IRQ_LINE");
         if (n == Arm64Layout.VIRTIO_SLOTS) {
             device.close();
