@@ -55,11 +55,11 @@ public final class CsvExport {
         }
     }
 
-    private static String num(double d) {
+    static String num(double d) {
         return Double.isFinite(d) ? Json.number(d) : "";
     }
 
-    private static void line(Writer out, List<String> cells) throws IOException {
+    static void line(Writer out, List<String> cells) throws IOException {
         for (int i = 0; i < cells.size(); i++) {
             if (i > 0) out.write(',');
             out.write(cell(cells.get(i)));

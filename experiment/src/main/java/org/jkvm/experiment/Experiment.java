@@ -19,7 +19,7 @@ import org.jkvm.vmm.io.OutputFile;
  *                          or RunResult.failed(run, why, ...)
  *         ex.log().append(r);
  *     }
- *     ex.writeOutputs(outDir); // report.txt, chart.svg, results.csv
+ *     ex.writeOutputs(outDir); // report.txt, chart.svg, results.csv, cells.csv
  * }
  * }</pre>
  */
@@ -27,6 +27,7 @@ public final class Experiment implements AutoCloseable {
     private static final String REPORT = "report.txt";
     private static final String CHART = "chart.svg";
     private static final String CSV = "results.csv";
+    private static final String CELLS = "cells.csv";
 
     private final ExperimentSpec spec;
     private final RunMatrix matrix;
@@ -97,18 +98,22 @@ public final class Experiment implements AutoCloseable {
         return Report.of(spec, log.results());
     }
 
-    /** Writes {@code report.txt}, {@code chart.svg} and {@code results.csv} into a folder (made if missing), each whole or not at all. */
+    /**
+     * Writes {@code report.txt}, {@code chart.svg}, {@code results.csv} and {@code cells.csv} ({@link CellsCsv})
+     * into a folder (made if missing), each whole or not at all.
+     */
     public void writeOutputs(Path dir) throws IOException {
         Files.createDirectories(dir);
         Report r = report();
         OutputFile.write(dir.resolve(REPORT), r.text());
         r.writeSvg(dir.resolve(CHART));
         CsvExport.write(log.results(), dir.resolve(CSV));
+        CellsCsv.write(r, dir.resolve(CELLS));
     }
 
     /** The files {@link #writeOutputs} writes into {@code dir}. */
     public static List<Path> outputFiles(Path dir) {
-        return List.of(dir.resolve(REPORT), dir.resolve(CHART), dir.resolve(CSV));
+        return List.of(dir.resolve(REPORT), dir.resolve(CHART), dir.resolve(CSV), dir.resolve(CELLS));
     }
 
     @Override

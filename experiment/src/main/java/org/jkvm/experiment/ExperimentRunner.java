@@ -1,8 +1,6 @@
 package org.jkvm.experiment;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,6 +14,7 @@ import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockTotals;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.kvmstats.KvmStatsWindow;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
 import org.jkvm.vmm.vcpu.ThreadSchedStat;
@@ -24,7 +23,8 @@ import org.jkvm.vmm.vcpu.VcpuStats;
 /**
  * Runs one cell of the matrix for real: launches the spec's VMs for that variant and workload in
  * this process (all of them at once, each on its own vCPU threads, pinned as the variant says),
- * reads each guest's RESULT line from its console, and collects the host-side statistics.
+ * reads each guest's RESULT line from its console, and collects the host-side statistics and
+ * KVM's own ({@link RunKvmStats}, over the workload's window where the guests mark it).
  */
 public final class ExperimentRunner {
     private final Kvm kvm;
@@ -38,7 +38,7 @@ public final class ExperimentRunner {
 
     /** One VM's part of a run: its launch, console, and report once it has ended. */
     private static final class VmRun {
-        final ByteArrayOutputStream console = new ByteArrayOutputStream();
+        final WindowEdges console = new WindowEdges();
         Launch launch;
         RunReport report;
     }
@@ -63,6 +63,7 @@ public final class ExperimentRunner {
                 VmRun r = new VmRun();
                 vms.add(r);
                 r.launch = Launch.prepare(kvm, config, r.console, List.of(PvLockDevice.attaching(v.pvlock())));
+                r.console.watch(r.launch.kvmStatistics()::snapshot);
             }
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {
@@ -78,18 +79,19 @@ public final class ExperimentRunner {
             vms.getFirst().report.guestKernel().ifPresent(g -> kernels.put("guest", g));
             double wall = (System.nanoTime() - t0) / 1e9;
             collect(host, vms);
+            RunKvmStats kvmStats = kvmStats(vms);
             List<GuestResult> results = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {
                 VmOutcome outcome = vms.get(i).report.outcome();
-                String out = vms.get(i).console.toString(StandardCharsets.UTF_8);
+                String out = vms.get(i).console.text();
                 Optional<GuestResult> r = out.lines().map(GuestResult::parse).flatMap(Optional::stream).findFirst();
                 if (!(outcome instanceof VmOutcome.PowerOff) || r.isEmpty()) {
                     return RunResult.failed(run, "vm " + i + ": " + outcome + (r.isEmpty() ? ", no RESULT line; console ends: "
-                            + tail(out) : ""), wall, started, host);
+                            + tail(out) : ""), wall, started, host).withKvm(kvmStats);
                 }
                 results.add(r.get());
             }
-            return RunResult.of(run, results, wall, started, host);
+            return RunResult.of(run, results, wall, started, host).withKvm(kvmStats);
         } catch (IOException | RuntimeException e) {
             return RunResult.failed(run, e.toString(), (System.nanoTime() - t0) / 1e9, started, host);
         } catch (InterruptedException e) {
@@ -152,6 +154,18 @@ public final class ExperimentRunner {
         host.put("preempted_changes_seen", seen);
         host.put("vcpu_preemptions", preemptions);
         host.put("vcpu_voluntary_switch_outs", voluntary);
+    }
+
+    /** KVM's statistics of each VM over its workload's window when every VM printed both edges, else over the run. */
+    private static RunKvmStats kvmStats(List<VmRun> vms) {
+        List<KvmStatsWindow> windows = new ArrayList<>();
+        for (VmRun r : vms) {
+            r.console.edges().ifPresent(e -> windows.add(r.launch.kvmStatistics().window(e.start(), e.end())));
+        }
+        if (windows.size() == vms.size()) {
+            return new RunKvmStats(RunKvmStats.WORKLOAD, windows.stream().map(RunKvmStats.Vm::of).toList());
+        }
+        return new RunKvmStats(RunKvmStats.RUN, vms.stream().map(r -> RunKvmStats.Vm.of(r.report.kvm())).toList());
     }
 
     private static String tail(String console) {

@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
 public record MedianInterval(double low, double high) {
     /** No interval: fewer than two runs on either side, or non-positive values. */
     public static final MedianInterval NONE = new MedianInterval(Double.NaN, Double.NaN);
-    static final int RESAMPLES = 2000;
+    static final int RESAMPLES = 10_000;
     private static final long SEED = 0x6a6b766d;
 
     /** The interval of {@code variant} against {@code base}; NaN values are left out. */

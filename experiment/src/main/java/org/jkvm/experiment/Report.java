@@ -41,6 +41,11 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
             for (Cell c : cells) if (c.variant().equals(variant)) return c;
             throw new IllegalArgumentException("no variant " + variant);
         }
+
+        /** {@code c}'s median against the median of the variant {@code base} (base = 100, {@link Compare#relative}). */
+        public double relMedian(Cell c, String base) {
+            return Compare.relative(cell(base).stats().median(), c.stats().median(), better);
+        }
     }
 
     /**
@@ -59,10 +64,11 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
      * @param relHigh        relative performance of its best run
      * @param medianInterval its median against the base's with a 95% bootstrap interval
      *                       ({@link MedianInterval#NONE} for the base itself)
+     * @param welchP         {@link LogWelch#p} of its runs against the base's (NaN for the base itself)
      */
     public record Cell(String variant, Stats stats, int failed, double changeMean, double changeMedian,
                        double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,
-                       MedianInterval medianInterval) {}
+                       MedianInterval medianInterval, double welchP) {}
 
     /** Computes the report from results (any order; warm-ups, failures and repeats handled). */
     public static Report of(ExperimentSpec spec, List<RunResult> results) {
@@ -139,7 +145,8 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                         Compare.percentChange(b.mean(), s.mean(), better),
                         Compare.percentChange(b.median(), s.median(), better),
                         wbMean, wbMedian, relMean, Math.min(relA, relB), Math.max(relA, relB),
-                        v.name().equals(base) ? MedianInterval.NONE : MedianInterval.of(samples.get(base), samples.get(v.name()), better)));
+                        v.name().equals(base) ? MedianInterval.NONE : MedianInterval.of(samples.get(base), samples.get(v.name()), better),
+                        v.name().equals(base) ? Double.NaN : LogWelch.p(samples.get(base), samples.get(v.name()))));
                 rels.get(v.name()).add(relMean);
             }
             rows.add(new WorkloadReport(w, unit == null ? "" : unit, better, known, out));

@@ -12,7 +12,7 @@ import org.jkvm.experiment.Report.WorkloadReport;
  * The report as text: a header, then the main table (a row per workload: the base's mean ± stdev,
  * then per variant mean ± stdev, % change of the mean and of the median, and won-back), a
  * geometric-mean row, the spread table (n, min, median, max per workload and variant), and each
- * variant's median against the base's with a bootstrap interval and whether it is resolved.
+ * variant's median against the base's with a bootstrap interval, Welch's p-value and whether it is resolved.
  */
 public final class ReportText {
     private ReportText() {}
@@ -98,17 +98,17 @@ public final class ReportText {
         s.render(sb, 2);
 
         sb.append("\nMedian against the base's, base = 100, + is better, with a 95% percentile-bootstrap interval (")
-                .append(MedianInterval.RESAMPLES).append(" resamples of each cell); not resolved where the interval holds 100\n\n");
+                .append(MedianInterval.RESAMPLES).append(" resamples of each cell, fixed seed); not resolved where the interval holds 100;\n")
+                .append("p = two-sided Welch's t-test on the logs of the runs' values\n\n");
         Table ci = new Table();
-        ci.row(List.of("Workload", "variant", "median", "95% interval", "verdict"));
+        ci.row(List.of("Workload", "variant", "median", "95% interval", "p", "verdict"));
         for (WorkloadReport w : report.workloads()) {
             boolean first = true;
             for (Cell c : w.cells()) {
                 if (c.variant().equals(base)) continue;
                 MedianInterval m = c.medianInterval();
-                ci.row(List.of(first ? w.workload().label() : "", c.variant(),
-                        num(Compare.relative(w.cell(base).stats().median(), c.stats().median(), w.better())),
-                        Double.isFinite(m.low()) ? "[" + num(m.low()) + ", " + num(m.high()) + "]" : "n/a", m.verdict()));
+                ci.row(List.of(first ? w.workload().label() : "", c.variant(), num(w.relMedian(c, base)), interval(m),
+                        pValue(c.welchP()), m.verdict()));
                 first = false;
             }
         }
@@ -147,6 +147,17 @@ public final class ReportText {
     static String pct(Double x) {
         if (x == null || !Double.isFinite(x)) return "n/a";
         return String.format(Locale.ROOT, "%+.1f%%", x);
+    }
+
+    /** "[low, high]", or n/a without an interval. */
+    static String interval(MedianInterval m) {
+        return Double.isFinite(m.low()) ? "[" + num(m.low()) + ", " + num(m.high()) + "]" : "n/a";
+    }
+
+    /** A p-value to three significant digits; "< 0.0001" below that; n/a for NaN. */
+    static String pValue(double p) {
+        if (!Double.isFinite(p)) return "n/a";
+        return p < 1e-4 ? "< 0.0001" : String.format(Locale.ROOT, "%.3g", p);
     }
 
     static String won(double x) {

@@ -40,7 +40,7 @@ import tools.jackson.databind.JsonNode;
  * the end of the file (append mode), flushed to the disk before it returns.
  */
 public final class ResultsLog implements AutoCloseable {
-    /** The longest line a log may have; a result takes about 500 bytes. */
+    /** The longest line a log may have; a result takes about 500 bytes, 2-4 KiB with KVM's statistics. */
     public static final int MAX_LINE = 1 << 20;
     private static final InputKind KIND = new InputKind("a results log", Long.MAX_VALUE);
 
@@ -269,6 +269,7 @@ public final class ResultsLog implements AutoCloseable {
         m.put("host", r.host());
         m.put("error", r.error());
         if (!r.kernels().isEmpty()) m.put("kernels", r.kernels());
+        if (r.kvm() != null) m.put("kvm", r.kvm().toMap());
         return Json.line(m);
     }
 
@@ -305,10 +306,12 @@ public final class ResultsLog implements AutoCloseable {
         String id = str(o, "id");
         if (id == null) throw new IllegalArgumentException("no id");
         JsonNode warmup = o.get("warmup");
+        JsonNode kvm = o.get("kvm");
         return new RunResult(id, str(o, "variant"), str(o, "workload"), (int) num(o, "repetition"),
                 warmup != null && warmup.isBoolean() && warmup.booleanValue(),
                 num(o, "value"), str(o, "unit"), better == null ? null : Direction.parse(better),
-                num(o, "wall_s"), at, vms, host, str(o, "error"), kernels);
+                num(o, "wall_s"), at, vms, host, str(o, "error"), kernels,
+                kvm == null || kvm.isNull() ? null : RunKvmStats.of(kvm));
     }
 
     private static String str(JsonNode o, String key) {

@@ -12,7 +12,8 @@ import org.jkvm.experiment.Report.WorkloadReport;
  * The report as a grouped bar chart in plain SVG 1.1: a group per workload, a bar per variant,
  * heights = relative performance of the mean with the base = 100 and higher = better for every
  * workload ({@link Compare#relative}), whiskers from the worst to the best run, a dashed line at
- * 100, the change in percent over each bar, a legend, axis labels. When the bars span more than
+ * 100, the change in percent over each bar (marked where the median is not resolved, with the
+ * interval and p-value in the bar's tooltip), a legend, axis labels. When the bars span more than
  * 5x (collapses like the seeds' 30x) the axis is logarithmic and says so.
  */
 public final class SvgChart {
@@ -99,7 +100,8 @@ public final class SvgChart {
             }
         }
         String runs = nMax == 0 ? "no runs yet" : nMin == nMax ? nMax + (nMax == 1 ? " run" : " runs") : nMin + "-" + nMax + " runs";
-        String sub = "bars: mean of " + runs + "; whiskers: worst to best run; label: % change of the mean";
+        String sub = "bars: mean of " + runs + "; whiskers: worst to best run; label: % change of the mean"
+                + " (n.r.: the median's 95% interval holds no change)";
         sb.append(text(LEFT, 42, "start", 11, "normal", sub));
 
         // legend
@@ -158,7 +160,7 @@ public final class SvgChart {
                         "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>%s</title></rect>\n",
                         x, y, BAR, Math.max(0, bottom - y), colour(spec, i),
                         esc(c.variant() + " on " + w.workload().label() + ": " + ReportText.meanSd(c.stats()) + " " + w.unit()
-                                + " (n=" + c.stats().n() + ")")));
+                                + " (n=" + c.stats().n() + ")" + against(c, w, spec.base()))));
                 double top2 = y;
                 if (Double.isFinite(c.relLow()) && Double.isFinite(c.relHigh()) && c.stats().n() > 1) {
                     double ylo = scale.y(c.relLow());
@@ -172,7 +174,8 @@ public final class SvgChart {
                     double ty = top2 - 5;
                     sb.append(String.format(Locale.ROOT,
                             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" transform=\"rotate(-90 %.1f %.1f)\">%s</text>\n",
-                            cx + 3.5, ty, cx + 3.5, ty, esc(ReportText.pct(c.changeMean()))));
+                            cx + 3.5, ty, cx + 3.5, ty, esc(ReportText.pct(c.changeMean())
+                                    + (c.medianInterval().verdict().equals("not resolved") ? " n.r." : ""))));
                 }
             }
             double lxc = LEFT + g * groupSpace + groupSpace / 2;
@@ -183,6 +186,15 @@ public final class SvgChart {
         sb.append(text(LEFT + plotW / 2.0, bottom + 58, "middle", 12, "normal", "workload"));
         sb.append("</svg>\n");
         return sb.toString();
+    }
+
+    /** A tooltip's line on how a variant's median compares with the base's (nothing for the base). */
+    private static String against(Cell c, WorkloadReport w, String base) {
+        if (c.variant().equals(base)) return "";
+        MedianInterval m = c.medianInterval();
+        return "; median " + ReportText.num(w.relMedian(c, base)) + " (base = 100), 95% interval "
+                + ReportText.interval(m)
+                + ", p " + ReportText.pValue(c.welchP()) + ": " + m.verdict();
     }
 
     private static String colour(ExperimentSpec spec, int i) {

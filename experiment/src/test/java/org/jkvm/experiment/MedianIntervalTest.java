@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The bootstrap interval of a median against the base: resolved only where the samples really differ. */
 @Tag("unit")
 class MedianIntervalTest {
-    private static final double[] BASE = {98, 101, 99, 103, 100, 97, 102, 100, 99, 101};
+    static final double[] BASE = {98, 101, 99, 103, 100, 97, 102, 100, 99, 101};
 
     @Test
     void samplesFromTheSameSpreadAreNotResolved() {
@@ -17,6 +17,14 @@ class MedianIntervalTest {
         MedianInterval m = MedianInterval.of(BASE, same, Direction.HIGHER);
         assertTrue(m.low() < 100 && m.high() > 100, m.toString());
         assertEquals("not resolved", m.verdict());
+    }
+
+    @Test
+    void identicalSamplesAreNotResolved() {
+        MedianInterval m = MedianInterval.of(BASE, BASE.clone(), Direction.HIGHER);
+        assertTrue(m.low() < 100 && m.high() > 100, m.toString());
+        assertEquals("not resolved", m.verdict());
+        assertTrue(LogWelch.p(BASE, BASE.clone()) > 0.99);
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
+import org.jkvm.experiment.CellsCsv;
 import org.jkvm.experiment.CsvExport;
 import org.jkvm.experiment.Experiment;
 import org.jkvm.experiment.ExperimentRunner;
@@ -139,7 +140,7 @@ public final class ExperimentCommand implements Callable<Integer> {
     }
 
     @Command(name = "report", mixinStandardHelpOptions = true,
-            description = "Print the report of the results so far; optionally write the SVG chart and the CSV.")
+            description = "Print the report of the results so far; optionally write the SVG chart and the CSVs.")
     static final class ReportCmd implements Callable<Integer> {
         @Spec
         CommandSpec cs;
@@ -151,12 +152,16 @@ public final class ExperimentCommand implements Callable<Integer> {
         Path svg;
         @Option(names = "--csv", paramLabel = "FILE", description = "Write every result as CSV here.")
         Path csv;
+        @Option(names = "--cells-csv", paramLabel = "FILE", description = "Write the report's cells (statistics,"
+                + " median against the base with its interval, p-value, verdict) as CSV here.")
+        Path cellsCsv;
 
         @Override
         public Integer call() throws Exception {
             Map<Path, String> outputs = new LinkedHashMap<>();
             if (svg != null) outputs.put(svg, "--svg");
             if (csv != null) outputs.put(csv, "--csv");
+            if (cellsCsv != null) outputs.put(cellsCsv, "--cells-csv");
             OutputFile.refuseOverInputs(outputs, spec.inputs(), "choose another file");
             ExperimentSpec s = ExperimentSpec.load(spec.file);
             List<RunResult> all = reading.read(spec, cs.commandLine().getErr());
@@ -164,6 +169,7 @@ public final class ExperimentCommand implements Callable<Integer> {
             cs.commandLine().getOut().print(r.text());
             if (svg != null) r.writeSvg(svg);
             if (csv != null) CsvExport.write(all, csv);
+            if (cellsCsv != null) CellsCsv.write(r, cellsCsv);
             return 0;
         }
     }
@@ -171,7 +177,7 @@ public final class ExperimentCommand implements Callable<Integer> {
     @Command(name = "run", mixinStandardHelpOptions = true,
             description = {"Run every pending run of the matrix on this arm64 host (boots the VMs in this process),"
                     + " appending each result as it finishes; interrupted, it resumes where it stopped. Then writes"
-                    + " report.txt, chart.svg and results.csv to --out and prints the report."})
+                    + " report.txt, chart.svg, results.csv and cells.csv to --out and prints the report."})
     static final class RunCmd implements Callable<Integer> {
         @Spec
         CommandSpec cs;

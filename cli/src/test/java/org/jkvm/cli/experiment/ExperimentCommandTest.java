@@ -75,6 +75,7 @@ class ExperimentCommandTest {
         assertTrue(Files.readString(dir.resolve("out/report.txt")).contains("+20.0%"));
         assertTrue(Files.readString(dir.resolve("out/chart.svg")).startsWith("<?xml"));
         assertEquals(5, Files.readAllLines(dir.resolve("out/results.csv")).size());
+        assertEquals(3, Files.readAllLines(dir.resolve("out/cells.csv")).size(), "a header and a row per cell");
 
         Out plan = run("plan", f.toString());
         assertEquals(0, plan.code());
@@ -82,10 +83,12 @@ class ExperimentCommandTest {
         assertTrue(plan.out().endsWith("0 of 4 runs pending\n"), plan.out());
 
         Path svg = dir.resolve("c.svg");
-        Out rep = run("report", f.toString(), "--svg", svg.toString(), "--csv", dir.resolve("c.csv").toString());
+        Out rep = run("report", f.toString(), "--svg", svg.toString(), "--csv", dir.resolve("c.csv").toString(),
+                "--cells-csv", dir.resolve("cells.csv").toString());
         assertEquals(0, rep.code(), rep.err());
         assertTrue(rep.out().startsWith("Experiment rep: 4 of 4 measured runs\n"), rep.out());
         assertTrue(Files.exists(svg) && Files.exists(dir.resolve("c.csv")));
+        assertEquals(Files.readString(dir.resolve("out/cells.csv")), Files.readString(dir.resolve("cells.csv")));
     }
 
     @Test

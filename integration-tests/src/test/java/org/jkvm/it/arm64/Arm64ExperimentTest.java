@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A short real experiment inside the emulated arm64 host: 4 vCPUs pinned onto one host CPU,
  * PV lock off against userspace, two workloads, two repetitions each; then the same command
- * again, which finds nothing left to run and reports the same results.
+ * again, which finds nothing left to run and reports the same results. Each result carries
+ * KVM's statistics over its workload's window.
  */
 @Tag("arm64")
 class Arm64ExperimentTest {
@@ -48,7 +49,9 @@ class Arm64ExperimentTest {
         String run = "java -jar jkvm.jar experiment run short.json --out out";
         Map<String, Steps.Step> out = Steps.parse(EmulatedArm64Host.run("", Duration.ofMinutes(20), new Steps()
                 .step("first", run + " && wc -l < short.results.jsonl && grep -c '<svg' out/chart.svg && head -n 1 out/results.csv"
-                        + " && grep -o '\"ms_vcpus_waiting\":[0-9]*' short.results.jsonl")
+                        + " && grep -o '\"ms_vcpus_waiting\":[0-9]*' short.results.jsonl"
+                        + " && echo kvm-windows $(grep -c '\"kvm\":{\"window\":\"workload\"' short.results.jsonl)"
+                        + " && echo kvm-mmio $(grep -c '\"mmio_exit_user\":[1-9]' short.results.jsonl)")
                 .step("again", run + " && wc -l < short.results.jsonl")
                 .script(), List.of(image, workloads, spec)).output());
 
@@ -68,6 +71,10 @@ class Arm64ExperimentTest {
             assertTrue(Long.parseLong(waits.group(1)) > 100, "vCPU threads barely waited: " + waits.group());
         }
         assertEquals(8, runs, "a run-queue wait per run:\n" + first.output());
+        // KVM's statistics over each workload's window, from the ready line to the RESULT line
+        // (which the guest writes through the emulated UART: MMIO exits to jkvm inside the window)
+        assertTrue(first.output().contains("kvm-windows 8\n"), "KVM statistics over the workload in every run:\n" + first.output());
+        assertTrue(first.output().contains("kvm-mmio 8\n"), "MMIO exits counted in every run:\n" + first.output());
 
         Steps.Step again = out.get("again");
         assertTrue(again != null, out.keySet().toString());

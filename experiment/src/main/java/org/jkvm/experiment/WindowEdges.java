@@ -1,0 +1,71 @@
+package org.jkvm.experiment;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
+
+/**
+ * A guest's console that also marks its workload's window: it keeps everything written, and
+ * snapshots KVM's statistics as the line {@value #READY} (the workloads initramfs prints it just
+ * before the workload starts) and then the first RESULT line ({@link GuestResult}) come through,
+ * so that the figures cover the workload and not the boot or the power-off. The snapshot is
+ * taken on the vCPU thread writing the line, while the guest waits for its console write.
+ */
+final class WindowEdges extends OutputStream {
+    /** The workloads initramfs's line just before the workload starts. */
+    static final String READY = "JKVM-GUEST-READY";
+    private static final int MAX_LINE = 4096;
+
+    private final ByteArrayOutputStream console = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+    private Supplier<KvmStatsSnapshot> snapshot;
+    private KvmStatsSnapshot start;
+    private KvmStatsSnapshot end;
+
+    /** The two snapshots of a window: as the ready line and as the RESULT line came through. */
+    record Edges(KvmStatsSnapshot start, KvmStatsSnapshot end) {}
+
+    /**
+     * Snapshots from now on come from {@code s}: the launch's
+     * {@link org.jkvm.vmm.kvmstats.KvmStatistics#snapshot}, known once it is prepared.
+     */
+    synchronized void watch(Supplier<KvmStatsSnapshot> s) {
+        snapshot = s;
+    }
+
+    @Override
+    public synchronized void write(int b) {
+        console.write(b);
+        if (b == '\n') {
+            lineEnded(line.toString(StandardCharsets.UTF_8));
+            line.reset();
+        } else if (line.size() < MAX_LINE) {
+            line.write(b);
+        }
+    }
+
+    @Override
+    public synchronized void write(byte[] b, int off, int len) {
+        for (int i = off; i < off + len; i++) write(b[i]);
+    }
+
+    private void lineEnded(String text) {
+        if (snapshot == null || end != null) return;
+        if (start == null && text.contains(READY)) start = snapshot.get();
+        else if (start != null && GuestResult.parse(text.strip()).isPresent()) end = snapshot.get();
+    }
+
+    /** Everything written, as text. */
+    synchronized String text() {
+        return console.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The workload's edges, or empty when the guest did not print both. */
+    synchronized Optional<Edges> edges() {
+        return start == null || end == null ? Optional.empty() : Optional.of(new Edges(start, end));
+    }
+}
