@@ -74,6 +74,9 @@ public final class PvLockDevice implements VmExtension {
             int group = KvmArm64.KVM_ARM_VCPU_PVLOCK_CTRL();
             long attr = KvmArm64.KVM_ARM_VCPU_PVLOCK_IPA();
             for (VcpuFd v : vcpus) {
+                // The kernel does not write the structure when the attribute is set (it has no
+                // running vCPU then): "not running yet" until the vCPU first enters the guest.
+                region.setPreempted(v.id(), true);
                 v.setDeviceAttr(group, attr, region.address(v.id()));
                 long back = v.getDeviceAttr(group, attr);
                 if (back != region.address(v.id())) {
