@@ -30,6 +30,7 @@ import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.io.OutputFile;
+import org.jkvm.vmm.jfr.FlightRecording;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
 import org.jkvm.vmm.launch.VmExtension;
@@ -121,6 +122,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     private ProfileOptions profile = new ProfileOptions();
 
+    @Mixin
+    private RecordOption record = new RecordOption();
+
     @Override
     public Integer call() throws Exception {
         StartupMarks.mark("options parsed");
@@ -137,6 +141,8 @@ final class RunCommand implements Callable<Integer> {
         attach.addAll(profile.attach());
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
              ClaimedOutput folded = profile.claimOut();
+             ClaimedOutput recorded = record.claim();
+             FlightRecording recording = record.start();
              Kvm kvm = Kvm.open();
              Launch launch = Launch.prepare(kvm, config, console, attach)) {
             Arm64Vm vm = launch.vm();
@@ -155,6 +161,7 @@ final class RunCommand implements Callable<Integer> {
             RunReport run = launch.run();
             RunSummary.print(err, run, pvLock);
             profile.report(launch, symbols, run.kvm(), err, folded);
+            RecordOption.write(recording, recorded);
             if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
             return exitCode(run.outcome());
         }
@@ -170,17 +177,23 @@ final class RunCommand implements Callable<Integer> {
         return statsJson == null ? null : ClaimedOutput.claim("--stats-json", statsJson);
     }
 
+    /** --record, to claim and start before the VM is built. */
+    RecordOption record() {
+        return record;
+    }
+
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu,
                 timeout == null ? null : Duration.ofSeconds(timeout), disks, rng);
     }
 
-    /** Refuses a --stats-json or --profile-out that would replace one of the run's inputs, before the guest runs. */
+    /** Refuses a --stats-json, --profile-out or --record that would replace one of the run's inputs, before the guest runs. */
     void checkOutputs() throws IOException {
         Map<Path, String> outputs = new LinkedHashMap<>();
         if (statsJson != null) outputs.put(statsJson, "--stats-json");
         profile.addOutputs(outputs);
+        record.addOutputs(outputs);
         if (outputs.isEmpty()) return;
         Map<Path, String> inputs = new LinkedHashMap<>();
         inputs.put(kernel, "the kernel");
