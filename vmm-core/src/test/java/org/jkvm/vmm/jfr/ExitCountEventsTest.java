@@ -3,8 +3,6 @@ package org.jkvm.vmm.jfr;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -96,26 +94,22 @@ class ExitCountEventsTest {
             }
             recording.stopAndDump(file);
         }
-        assertEquals(null, machine.outcome, "the guest only stores");
+        assertNull(machine.outcome, "the guest only stores");
 
         Map<ExitReason, Long> recorded = new EnumMap<>(ExitReason.class);
-        List<Instant> periodic = new ArrayList<>();
+        int periodic = 0;
         for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
-            switch (e.getEventType().getName()) {
-                case "org.jkvm.VcpuExits" -> {
-                    assertEquals(0, e.getInt("vcpu"));
-                    ExitReason r = ExitReason.valueOf(e.getString("reason"));
-                    recorded.merge(r, e.getLong("count"), Long::sum);
-                    assertEquals(recorded.get(r), e.getLong("total"), "total after " + e);
-                    if (!onThread(e, threadId)) periodic.add(e.getStartTime());
-                }
-                default -> { }
-            }
+            if (!e.getEventType().getName().equals("org.jkvm.VcpuExits")) continue;
+            assertEquals(0, e.getInt("vcpu"));
+            ExitReason r = ExitReason.valueOf(e.getString("reason"));
+            recorded.merge(r, e.getLong("count"), Long::sum);
+            assertEquals(recorded.get(r), e.getLong("total"), "total after " + e);
+            if (!onThread(e, threadId)) periodic++;
         }
         long exits = loop.stats().totalExits();
         assertEquals(loop.stats().exitsByReason(), recorded);
         assertTrue(exits > 1_000, exits + " exits");
-        assertFalse(periodic.isEmpty(), "no event was recorded while the vCPU ran");
+        assertTrue(periodic > 0, "no event was recorded while the vCPU ran");
     }
 
     private static boolean onThread(RecordedEvent e, long threadId) {
