@@ -1,8 +1,15 @@
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 
 import com.sun.management.ThreadMXBean;
+
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 
 import org.jkvm.kvm.ExitReason;
 import org.jkvm.kvm.Kvm;
@@ -18,6 +25,8 @@ import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
 import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.bus.MmioDevice;
+import org.jkvm.vmm.jfr.ExitCountEvents;
+import org.jkvm.vmm.jfr.FlightRecording;
 import org.jkvm.vmm.vcpu.MachineControl;
 import org.jkvm.vmm.vcpu.VcpuLoop;
 
@@ -28,9 +37,11 @@ import org.jkvm.vmm.vcpu.VcpuLoop;
  * dispatch, statistics, the MMIO bus) and a device that counts them, what every guest exit of a
  * real VM goes through. Prints ns per exit after a warm-up, in the C peer's format, and for
  * mmio the time per exit spent in jkvm between KVM_RUNs (the loop's own statistics) and the
- * bytes the vCPU thread allocated per exit.
+ * bytes the vCPU thread allocated per exit. Guest mmio-record: mmio under what {@code jkvm run
+ * --record} turns on (a JFR recording with the default settings and jkvm's periodic exit events);
+ * it also counts JFR's allocation samples taken on the vCPU thread while measured.
  *
- * usage: java --enable-native-access=ALL-UNNAMED -cp jkvm.jar ExitLoop.java EXITS [io|mmio]
+ * usage: java --enable-native-access=ALL-UNNAMED -cp jkvm.jar ExitLoop.java EXITS [io|mmio|mmio-record]
  */
 public class ExitLoop {
     /** mov dx, 0x3f8; loop: inc al; out dx, al; jmp loop */
@@ -42,10 +53,12 @@ public class ExitLoop {
     /** Past the RAM: no memory slot, so each store exits to the VMM. */
     static final long STORE = 0x9000;
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws IOException {
         long exits = args.length > 0 ? Long.parseLong(args[0]) : 200_000;
         String guest = args.length > 1 ? args[1] : "io";
-        if (!guest.equals("io") && !guest.equals("mmio")) throw new IllegalArgumentException("guest " + guest + ": io or mmio");
+        if (!List.of("io", "mmio", "mmio-record").contains(guest)) {
+            throw new IllegalArgumentException("guest " + guest + ": io, mmio or mmio-record");
+        }
         byte[] code = guest.equals("io") ? OUT_LOOP : STORE_LOOP;
         // C2 compiles the exit path after about 100k trips round the loop (KVM-PVM, JDK 25)
         long warmup = Math.max(150_000, exits / 4);
@@ -64,7 +77,7 @@ public class ExitLoop {
                 kvm_regs.rflags(regs, 2);
                 vcpu.setRegs(regs);
                 if (guest.equals("io")) outLoop(vcpu, warmup, exits);
-                else throughVcpuLoop(vcpu, warmup, exits);
+                else throughVcpuLoop(vcpu, warmup, exits, guest.equals("mmio-record"));
             }
         }
     }
@@ -87,18 +100,51 @@ public class ExitLoop {
         System.out.printf("java-io %.1f ns/exit (%d exits, checksum %d)%n", (double) took / exits, exits, sum);
     }
 
-    private static void throughVcpuLoop(VcpuFd vcpu, long warmup, long exits) {
+    private static void throughVcpuLoop(VcpuFd vcpu, long warmup, long exits, boolean record) throws IOException {
         StoreCounter counter = new StoreCounter(warmup, exits);
         MmioBus mmio = new MmioBus();
         mmio.register("store-counter", MmioWindow.of(STORE, 0x1000), counter);
         // the guest makes neither hypercalls nor system events: no registers, no event mapping
         VcpuLoop loop = new VcpuLoop(vcpu, mmio, new HypercallBus(), null, null, counter, null, null);
         counter.loop = loop;
-        loop.run();
+        String jfr = "";
+        if (record) {
+            Path file = Files.createTempFile("exit-loop", ".jfr");
+            try (FlightRecording recording = FlightRecording.start();
+                 ExitCountEvents events = ExitCountEvents.watch(() -> List.of(loop.stats()))) {
+                loop.run();
+                events.emit();
+                recording.stopAndDump(file);
+                jfr = ", " + jfrFigures(file, counter);
+            } finally {
+                Files.delete(file);
+            }
+        } else {
+            loop.run();
+        }
         if (counter.outcome != null) throw new IllegalStateException("the VM ended: " + counter.outcome);
-        System.out.printf("java-mmio %.1f ns/exit (%d exits, checksum %d, %.1f ns/exit in jkvm outside KVM_RUN, %.2f B/exit allocated)%n",
-                counter.measured(counter.clock) / exits, exits, counter.sum,
-                counter.measured(counter.outside) / exits, counter.measured(counter.allocated) / exits);
+        System.out.printf("java-%s %.1f ns/exit (%d exits, checksum %d, %.1f ns/exit in jkvm outside KVM_RUN, %.2f B/exit allocated%s)%n",
+                record ? "mmio-record" : "mmio", counter.measured(counter.clock) / exits, exits, counter.sum,
+                counter.measured(counter.outside) / exits, counter.measured(counter.allocated) / exits, jfr);
+    }
+
+    /** The recording's exit events, and its allocation samples on this (the vCPU's) thread while measured. */
+    private static String jfrFigures(Path file, StoreCounter counter) throws IOException {
+        long thread = Thread.currentThread().threadId();
+        long exitEvents = 0, samples = 0, sampledBytes = 0;
+        for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+            String name = e.getEventType().getName();
+            if (name.equals("org.jkvm.VcpuExits")) exitEvents++;
+            long at = e.getStartTime().toEpochMilli();
+            if (name.equals("jdk.ObjectAllocationSample") && e.getThread("eventThread") != null
+                    && e.getThread("eventThread").getJavaThreadId() == thread
+                    && at >= counter.wallMillis[1] && at <= counter.wallMillis[2]) {
+                samples++;
+                sampledBytes += e.getLong("weight");
+            }
+        }
+        return exitEvents + " org.jkvm.VcpuExits events, " + samples + " JFR allocation samples on the vCPU thread while measured ("
+                + sampledBytes + " B)";
     }
 
     /**
@@ -118,6 +164,7 @@ public class ExitLoop {
         final long[] clock = new long[3];
         final long[] outside = new long[3];
         final long[] allocated = new long[3];
+        final long[] wallMillis = new long[3];
         private int marked;
         VcpuLoop loop;
         VmOutcome outcome;
@@ -146,6 +193,7 @@ public class ExitLoop {
                 clock[marked] = System.nanoTime();
                 outside[marked] = loop.stats().nanosOutside();
                 allocated[marked] = threads.getCurrentThreadAllocatedBytes();
+                wallMillis[marked] = System.currentTimeMillis();
                 marked++;
             }
         }

@@ -1,6 +1,7 @@
 package org.jkvm.cli;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -61,6 +62,27 @@ final class ClaimedOutput implements AutoCloseable {
             return;
         }
         OutputFile.write(target, text);
+    }
+
+    /** Writes what {@code producer} writes into a file of its own (e.g. a JFR recording) as the file's whole content. */
+    void produce(OutputFile.Producer producer) throws IOException {
+        if (temp != null) {
+            OutputFile.produce(target, producer);
+            return;
+        }
+        Path scratch = Files.createTempDirectory("jkvm-");
+        try {
+            Path file = scratch.resolve("out");
+            producer.writeTo(file);
+            try (OutputStream out = Files.newOutputStream(target)) {
+                Files.copy(file, out);
+            }
+        } finally {
+            try (var files = Files.list(scratch)) {
+                for (Path f : files.toList()) Files.delete(f);
+            }
+            Files.delete(scratch);
+        }
     }
 
     /** Gives the claim up; the file is as it was unless {@link #write} ran. */

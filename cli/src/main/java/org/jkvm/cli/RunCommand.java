@@ -31,6 +31,7 @@ import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.io.OutputFile;
+import org.jkvm.vmm.jfr.FlightRecording;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
 import org.jkvm.vmm.launch.VmExtension;
@@ -132,6 +133,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     private ProfileOptions profile = new ProfileOptions();
 
+    @Mixin
+    private RecordOption record = new RecordOption();
+
     @Override
     public Integer call() throws Exception {
         StartupMarks.mark("options parsed");
@@ -149,6 +153,8 @@ final class RunCommand implements Callable<Integer> {
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
              ClaimedOutput folded = profile.claimOut();
              ClaimedOutput results = claimResults();
+             ClaimedOutput recorded = record.claim();
+             FlightRecording recording = record.start();
              Kvm kvm = Kvm.open();
              Launch launch = Launch.prepare(kvm, config, console, attach)) {
             Arm64Vm vm = launch.vm();
@@ -170,6 +176,7 @@ final class RunCommand implements Callable<Integer> {
             RunReport run = launch.run();
             RunSummary.print(err, run, pvLock);
             profile.report(launch, symbols, run.kvm(), err, folded);
+            RecordOption.write(recording, recorded);
             if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
             if (results != null) results.write(new String(vm.resultsPort(), StandardCharsets.UTF_8));
             return exitCode(run.outcome());
@@ -191,18 +198,24 @@ final class RunCommand implements Callable<Integer> {
         return resultsPort == null ? null : ClaimedOutput.claim("--results-port", resultsPort);
     }
 
+    /** --record, to claim and start before the VM is built. */
+    RecordOption record() {
+        return record;
+    }
+
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu,
                 timeout == null ? null : Duration.ofSeconds(timeout), disks, rng, virtioConsole || resultsPort != null);
     }
 
-    /** Refuses a --stats-json, --profile-out or --results-port that would replace one of the run's inputs, before the guest runs. */
+    /** Refuses a --stats-json, --profile-out, --results-port or --record that would replace one of the run's inputs, before the guest runs. */
     void checkOutputs() throws IOException {
         Map<Path, String> outputs = new LinkedHashMap<>();
         if (statsJson != null) outputs.put(statsJson, "--stats-json");
         if (resultsPort != null) outputs.put(resultsPort, "--results-port");
         profile.addOutputs(outputs);
+        record.addOutputs(outputs);
         if (outputs.isEmpty()) return;
         Map<Path, String> inputs = new LinkedHashMap<>();
         inputs.put(kernel, "the kernel");

@@ -15,6 +15,7 @@ import org.jkvm.vmm.memory.MemoryRegion;
  * {@code vcpu_is_preempted()} reads, the way the mode says (see {@link PvLockMode}), and makes
  * the guest's discovery calls (vendor-hyp features, bit 2; the PV-lock call) work. Attach it to
  * a built {@link Arm64Vm} before the VM runs; a launch does that through {@link #attaching}.
+ * Under a JFR recording its counters are recorded each second as {@code org.jkvm.PvLock} events.
  */
 public final class PvLockDevice implements VmExtension {
     private static final System.Logger LOG = System.getLogger(PvLockDevice.class.getName());
@@ -25,9 +26,11 @@ public final class PvLockDevice implements VmExtension {
     private final boolean answeredByJkvm;
     private final UserspacePreemptionTracker tracker;
     private final KernelFlagSampler sampler;
+    private final PvLockEvents events;
 
     private PvLockDevice(PvLockSupport.Resolution resolution, PvLockRegion region, PvLockStats stats,
                          boolean answeredByJkvm, UserspacePreemptionTracker tracker, KernelFlagSampler sampler) {
+        this.events = new PvLockEvents(stats);
         this.resolution = resolution;
         this.region = region;
         this.stats = stats;
@@ -144,10 +147,12 @@ public final class PvLockDevice implements VmExtension {
         if (tracker != null) tracker.close();
         if (sampler != null) sampler.close();
         stats.finish();
+        events.emit();
     }
 
     @Override
     public void close() {
         vmStopped();
+        events.close();
     }
 }

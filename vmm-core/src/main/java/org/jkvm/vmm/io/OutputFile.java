@@ -3,7 +3,6 @@ package org.jkvm.vmm.io;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
@@ -34,16 +33,31 @@ public final class OutputFile {
         write(target, out -> out.write(text));
     }
 
+    /** What goes into the file, written by something that takes a path (e.g. a JFR recording's dump). */
+    @FunctionalInterface
+    public interface Producer {
+        /** Writes the content into {@code file}, a new path that does not exist yet. */
+        void writeTo(Path file) throws IOException;
+    }
+
     /** Replaces {@code target} with what {@code content} writes (UTF-8). */
     public static void write(Path target, Content content) throws IOException {
+        produce(target, tmp -> {
+            try (Writer out = new OutputStreamWriter(Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE), StandardCharsets.UTF_8)) {
+                content.writeTo(out);
+            }
+        });
+    }
+
+    /** Replaces {@code target} with the file {@code producer} writes. */
+    public static void produce(Path target, Producer producer) throws IOException {
         Path abs = target.toAbsolutePath();
         Path tmp = abs.resolveSibling("." + abs.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
         try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                 Writer out = new OutputStreamWriter(Channels.newOutputStream(ch), StandardCharsets.UTF_8)) {
-                tmp.toFile().deleteOnExit(); // a SIGTERM mid-write leaves no temporary file behind
-                content.writeTo(out);
-                out.flush();
+            tmp.toFile().deleteOnExit(); // a SIGTERM mid-write leaves no temporary file behind
+            producer.writeTo(tmp);
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
                 ch.force(true);
             }
             Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

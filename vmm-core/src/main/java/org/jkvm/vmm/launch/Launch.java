@@ -12,23 +12,27 @@ import org.jkvm.vmm.StartupMarks;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.jfr.ExitCountEvents;
 import org.jkvm.vmm.kvmstats.KvmStatistics;
 import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
 
 /**
  * The one way jkvm's front ends boot a guest: a {@link VmConfig} and the extensions to attach
  * become a built VM ({@link #prepare}), which {@link #run} runs to its end and reports. Closing
- * releases the extensions, then the VM.
+ * releases the extensions, then the VM. Under a JFR recording started before it is prepared, its
+ * vCPUs' exits are recorded as {@code org.jkvm.VcpuExits} events ({@link ExitCountEvents}).
  */
 public final class Launch implements AutoCloseable {
     private final Arm64Vm vm;
     private final List<VmExtension> extensions;
     private final KvmStatistics kvmStats;
+    private final ExitCountEvents exitEvents;
 
     private Launch(Arm64Vm vm, List<VmExtension> extensions) {
         this.vm = vm;
         this.extensions = extensions;
         this.kvmStats = KvmStatistics.open(vm.vm(), vm.vcpus());
+        this.exitEvents = ExitCountEvents.watch(vm::vcpuStats);
     }
 
     /**
@@ -77,6 +81,7 @@ public final class Launch implements AutoCloseable {
         VmOutcome outcome = vm.run();
         Duration ran = Duration.ofNanos(System.nanoTime() - t0);
         KvmStatsSnapshot after = kvmStats.snapshot();
+        exitEvents.emit();
         for (VmExtension x : extensions) x.vmStopped();
         return new RunReport(outcome, vm.setupTime(), ran, vm.vcpuStats(), vm.strayMmio(), vm.unknownHypercalls(),
                 vm.stealTimeRegion() == null ? OptionalLong.empty() : OptionalLong.of(vm.stealTimeRegion().gpa()),
@@ -90,6 +95,7 @@ public final class Launch implements AutoCloseable {
 
     @Override
     public void close() {
+        exitEvents.close();
         kvmStats.close();
         closeAll(extensions, vm);
     }

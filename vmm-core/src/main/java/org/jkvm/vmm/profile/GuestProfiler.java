@@ -11,6 +11,7 @@ import org.jkvm.kvm.KvmException;
 import org.jkvm.kvm.ThreadCpuTimer;
 import org.jkvm.kvm.VcpuFd;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
+import org.jkvm.vmm.jfr.GuestSampleEvent;
 import org.jkvm.vmm.launch.VmExtension;
 import org.jkvm.vmm.memory.GuestMemory;
 import org.jkvm.vmm.vcpu.VcpuRunListener;
@@ -24,7 +25,8 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * is weighted by the periods of CPU time it stands for. A period that ended while the thread
  * was outside KVM_RUN (jkvm handling an exit) is taken at the next entry and counted as
  * {@link VcpuSamples#VMM}, not charged to the guest: the thread's CPU time is read at each
- * entry while profiling. Arm64 guests.
+ * entry while profiling. Under a JFR recording each guest sample is also an
+ * {@code org.jkvm.GuestSample} event. Arm64 guests.
  */
 public final class GuestProfiler implements VmExtension, VcpuRunListener {
     private static final long PC = KvmArm64.JKVM_REG_ARM64_PC();
@@ -118,7 +120,9 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
         long pstate = v.getOneReg(PSTATE);
         int el = (pstate & PSTATE_AARCH32) != 0 ? 0 : (int) ((pstate >> 2) & 3);
         int depth = el == EL1 ? frames.walk(v.getOneReg(TTBR1_EL1), v.getOneReg(TCR_EL1), v.getOneReg(X29), returns[vcpu]) : 0;
-        s.add(pc, el, weight(periods - outside), System.nanoTime() - t0, returns[vcpu], depth);
+        long took = System.nanoTime() - t0;
+        s.add(pc, el, weight(periods - outside), took, returns[vcpu], depth);
+        GuestSampleEvent.record(vcpu, pc, el, weight(periods - outside), depth, took);
     }
 
     private static int weight(long periods) {

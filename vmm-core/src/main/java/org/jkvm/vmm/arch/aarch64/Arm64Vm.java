@@ -72,7 +72,7 @@ public final class Arm64Vm implements AutoCloseable {
     private GicV3 gic;
     private Uart16550 uart;
     private VirtioSlots virtio;
-    private VcpuThreads threads;
+    private volatile VcpuThreads threads;
     private MemoryRegion pvTime;
     private BootLayout boot;
     private Duration setupTime;
@@ -269,15 +269,16 @@ public final class Arm64Vm implements AutoCloseable {
 
     /** Starts the vCPUs (pinned as configured) and waits until the guest ends or the timeout. */
     public VmOutcome run() throws InterruptedException {
-        threads = new VcpuThreads(vcpus);
+        VcpuThreads t = new VcpuThreads(vcpus);
         SmcccRegisters regs = new SmcccRegisters();
         PsciEvents events = new PsciEvents(panicWatcher);
         for (VcpuFd v : vcpus) {
-            threads.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, threads, config.pin(), runListener));
+            t.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, t, config.pin(), runListener));
         }
-        threads.start();
+        threads = t; // published whole: a sampler on another thread reads its counters as it runs
+        t.start();
         StartupMarks.mark("vCPU threads started");
-        VmOutcome outcome = threads.await(config.timeout());
+        VmOutcome outcome = t.await(config.timeout());
         uart.flush();
         return outcome;
     }
@@ -288,9 +289,13 @@ public final class Arm64Vm implements AutoCloseable {
         if (t != null) t.stop(reason);
     }
 
-    /** Each vCPU's counters, in id order, once {@link #run} has returned. */
+    /**
+     * Each vCPU's counters, in id order: complete once {@link #run} has returned; while it runs,
+     * only {@link VcpuStats#exitsNow} may be read; none before it starts.
+     */
     public List<VcpuStats> vcpuStats() {
-        return threads.stats();
+        VcpuThreads t = threads;
+        return t == null ? List.of() : t.stats();
     }
 
     /** Guest accesses to addresses no device owns. */
