@@ -35,7 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the ioeventfd, so jkvm's MMIO exits (its --stats-json, interrupt acknowledgements mostly) are
  * far fewer than the requests (/sys/block/vda/stat); the guest's RESULT line written to the port
  * jkvm.results is in the file, and its marker written to hvc0 is on jkvm's stdout. The same run
- * with {@code -Djkvm.virtio.ioeventfd=off} gives the figures without the ioeventfd.
+ * with {@code -Djkvm.virtio.ioeventfd=off} gives the figures without the ioeventfd. Last, a Debian
+ * arm64 system (guest/debian-rootfs/build: trixie's Essential set and stress-ng, unpacked from
+ * Debian's packages) boots from /dev/vda to its own init and runs the distribution's stress-ng.
  */
 @Tag("arm64")
 class Arm64VirtioBlkTest {
@@ -55,14 +57,19 @@ class Arm64VirtioBlkTest {
             + " && for p in /sys/class/virtio-ports/*; do [ \"$(cat $p/name)\" = jkvm.results ]"
             + " && echo \"RESULT reads=$((r1 - r0)) port=${p##*/}\" > /dev/${p##*/}; done"
             + " && echo HVC0-MARKER-5c1e > /dev/hvc0 && echo active=$(cat /sys/class/tty/console/active)";
+    /** Debian's own binaries on the Debian root: the release, stress-ng's version and a 2-second CPU run. */
+    private static final String DEBIAN = "echo DEBIAN-ON-VDA; cat /etc/debian_version; grep ' / ' /proc/mounts;"
+            + " stress-ng --version && stress-ng --cpu 1 --timeout 2s --metrics-brief";
     private static Path kernel;
     private static Path initrd;
+    private static Path debian;
 
     @BeforeAll
     static void guest() throws Exception {
         EmulatedArm64Host.requireOrSkip();
         initrd = GuestFixture.filesOrSkip().get(1);
         kernel = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
+        debian = Path.of(BuildScript.output("guest/debian-rootfs/build", "JKVM_DEBIAN_ROOTFS", "--quiet"));
     }
 
     private static void sh(Path dir, String... cmd) throws IOException, InterruptedException {
@@ -114,8 +121,10 @@ class Arm64VirtioBlkTest {
                 .step("root", run("--disk root.ext4", "root=/dev/vda rw rootfstype=ext4 init=/init "
                         + GuestFixture.command("echo ROOT-ON-VDA; grep ' / ' /proc/mounts")))
                 .step("ioeventfd", measured)
-                .step("no-ioeventfd", measured.replace("java -jar", "java -D" + "jkvm.virtio.ioeventfd=off -jar")),
-                List.of(kernel, initrd, disk, root, big));
+                .step("no-ioeventfd", measured.replace("java -jar", "java -D" + "jkvm.virtio.ioeventfd=off -jar"))
+                .step("debian", run("--disk " + debian.getFileName(), "quiet root=/dev/vda rw rootfstype=ext4 init=/sbin/jkvm-init "
+                        + GuestFixture.command(DEBIAN))),
+                List.of(kernel, initrd, disk, root, big, debian));
 
         Steps.Step write = Steps.require(out, "write");
         assertEquals(0, write.exitCode(), write.output());
@@ -161,6 +170,16 @@ class Arm64VirtioBlkTest {
         assertTrue(reads >= 8192 * 9 / 10, "32 MiB in 4 KiB requests: " + reads);
         assertTrue(exits * 4 < reads, "the data path exits: " + exits + " MMIO exits for " + reads + " requests");
         assertTrue(exitsOff > exits, "without ioeventfd the notifications exit: " + exitsOff + " vs " + exits);
+
+        Steps.Step d = Steps.require(out, "debian");
+        assertEquals(0, d.exitCode(), d.output());
+        assertTrue(d.output().matches("(?s).*JKVM-GUEST-READY cpus=\\d+ kernel=6\\.12\\.\\S+ debian=13\\.\\d+.*"), d.output());
+        assertTrue(d.output().contains("DEBIAN-ON-VDA") && d.output().matches("(?s).*\n13\\.\\d+\n.*"), d.output());
+        assertTrue(d.output().matches("(?s).*/dev/(root|vda) / ext4 rw.*"), d.output());
+        assertTrue(d.output().matches("(?s).*stress-ng, version 0\\.\\d+\\.\\d+.*"), d.output());
+        assertTrue(d.output().contains("successful run completed") && d.output().contains("JKVM-GUEST-CMD-EXIT 0"), d.output());
+        System.out.println(d.output().lines().filter(l -> l.matches(".*(GUEST-READY|DEBIAN|^13\\.|stress-ng.*(version|cpu |completed)|CMD-EXIT).*"))
+                .collect(Collectors.joining("\n")));
     }
 
     private static long number(Pattern p, String output) {
