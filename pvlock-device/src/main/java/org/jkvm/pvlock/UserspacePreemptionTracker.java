@@ -22,7 +22,7 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * for a structure ({@link #guestAsked}): a guest without the PV-lock series never reads the
  * flags, so tracking it would only cost host CPU. Until then every flag reads 0, "running",
  * which is what the guest would assume without PV lock: a vCPU preempted before the perf
- * records begin reads as running until its next switch (at most one host time slice), never
+ * records begin reads as running until it runs again (the rest of that one preemption), never
  * the other way round. The perf records are opened on the tracker's own thread, off the
  * vCPU thread that made the call.
  */
