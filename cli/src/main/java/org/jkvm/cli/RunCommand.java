@@ -106,6 +106,12 @@ final class RunCommand implements Callable<Integer> {
                     + " writes them), off (default: ${DEFAULT-VALUE}).")
     private PvLockMode pvlock;
 
+    @Option(names = "--pvlock-sample", paramLabel = "HZ", arity = "0..1", defaultValue = "" + PvLockDevice.DEFAULT_SAMPLE_HZ,
+            fallbackValue = "" + PvLockDevice.MAX_SAMPLE_HZ, converter = Converters.WholeNumber.class,
+            description = "Kernel PV-lock mode: read the host kernel's preempted flags HZ times a second from jkvm,"
+                    + " for the report (default ${DEFAULT-VALUE}; ${FALLBACK-VALUE} when given without HZ; 0: never).")
+    private int pvlockSample;
+
     @Option(names = "--disk", paramLabel = "PATH[,ro][,serial=S]", converter = Converters.DiskImage.class,
             description = "A raw disk image (a whole number of 512-byte sectors) the guest gets as a virtio-blk"
                     + " device: /dev/vda, /dev/vdb, ... in the order given; ro: read-only; serial: its id. Repeatable.")
@@ -148,7 +154,7 @@ final class RunCommand implements Callable<Integer> {
         Optional<SymbolTable> symbols = profile.check();
         PrintWriter err = spec.commandLine().getErr();
         OutputStream console = new FileOutputStream(FileDescriptor.out);
-        List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock)));
+        List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock, pvlockSample)));
         attach.addAll(profile.attach());
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
              ClaimedOutput folded = profile.claimOut();

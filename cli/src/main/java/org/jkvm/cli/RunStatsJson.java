@@ -80,6 +80,8 @@ final class RunStatsJson {
         m.put("reason", pvLock.resolution().reason());
         m.put("region", pvLock.region() == null ? null : hex(pvLock.region().region().gpa()));
         m.put("switch_source", pvLock.switchSource());
+        long started = pvLock.stats().trackingStartedMillis();
+        m.put("tracking_started_ms", pvLock.switchSource() == null || started < 0 ? null : started);
         m.put("answered_by", pvLock.region() == null ? null : pvLock.answeredByJkvm() ? "jkvm" : "kernel");
         PvLockStats s = pvLock.stats();
         List<Object> per = new ArrayList<>();

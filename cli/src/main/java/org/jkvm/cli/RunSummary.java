@@ -19,15 +19,22 @@ final class RunSummary {
             PvLockStats s = pvLock.stats();
             PvLockTotals t = s.totals();
             if (pvLock.resolution().mode() == PvLockMode.KERNEL) {
-                err.printf("jkvm: PV lock: %d PV-lock calls answered by jkvm; the host kernel changed preempted %d times,"
-                        + " set in %.1f%% of the samples (read from the VMM side)%n",
-                        t.pvLockCalls(), t.changesSeen(), t.preemptedShare() * 100);
+                if (pvLock.sampling()) {
+                    err.printf("jkvm: PV lock: %d PV-lock calls answered by jkvm; the host kernel changed preempted %d times,"
+                            + " set in %.1f%% of the samples (read from the VMM side)%n",
+                            t.pvLockCalls(), t.changesSeen(), t.preemptedShare() * 100);
+                } else {
+                    err.printf("jkvm: PV lock: %d PV-lock calls answered by jkvm; preempted not sampled (--pvlock-sample=0)%n",
+                            t.pvLockCalls());
+                }
+            } else if (s.trackingStartedMillis() < 0) {
+                err.printf("jkvm: PV lock: %d PV-lock calls answered; preemption tracking %s, no preempted flag written%n",
+                        t.pvLockCalls(), pvLock.switchSource());
             } else {
                 err.printf("jkvm: PV lock: %d PV-lock calls answered; %d preemptions and %d voluntary switch-outs of vCPU threads;"
-                        + " preempted set %d and cleared %d times by jkvm, set %.1f%% of the time%s%s%n",
+                        + " preempted set %d and cleared %d times by jkvm, set %.1f%% of the time; switches from %s since %d ms%s%n",
                         t.pvLockCalls(), t.preemptions(), t.voluntarySwitchOuts(), t.preemptedSet(), t.preemptedCleared(),
-                        t.preemptedShare() * 100,
-                        pvLock.switchSource() == null ? "" : "; switches from " + pvLock.switchSource(),
+                        t.preemptedShare() * 100, pvLock.switchSource(), s.trackingStartedMillis(),
                         s.staleness().count() == 0 ? "" : String.format(
                                 ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
                                 s.staleness().quantileNanos(0.99) / 1000, s.staleness().maxNanos() / 1000));

@@ -4,12 +4,15 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Kernel mode: the host kernel writes {@code preempted}, so jkvm only watches. A daemon thread
- * reads every vCPU's flag about once a millisecond and counts the changes it sees and the reads
- * that found it set, which shows from the VMM side when and how often the host kernel flags a
- * vCPU as preempted.
+ * reads every vCPU's flag at a fixed rate and counts the changes it sees and the reads that
+ * found it set, which shows from the VMM side when and how often the host kernel flags a vCPU
+ * as preempted. The thread shares the host CPUs with the vCPUs, so the default rate is low
+ * ({@link PvLockDevice#DEFAULT_SAMPLE_HZ}: hundreds of reads for a share over a few seconds);
+ * a flag that changes twice between two reads is not seen to change, so the change count
+ * grows with the rate.
  */
 final class KernelFlagSampler implements AutoCloseable {
-    private static final long PERIOD_NANOS = 1_000_000;
+    private final long periodNanos;
 
     private final PvLockRegion region;
     private final PvLockStats stats;
@@ -17,7 +20,8 @@ final class KernelFlagSampler implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closing;
 
-    KernelFlagSampler(PvLockRegion region, PvLockStats stats, int vcpus) {
+    KernelFlagSampler(PvLockRegion region, PvLockStats stats, int vcpus, int hz) {
+        this.periodNanos = 1_000_000_000L / hz;
         this.region = region;
         this.stats = stats;
         this.vcpus = vcpus;
@@ -36,7 +40,7 @@ final class KernelFlagSampler implements AutoCloseable {
                     last[v] = now;
                 }
             }
-            LockSupport.parkNanos(PERIOD_NANOS);
+            LockSupport.parkNanos(periodNanos);
         }
     }
 

@@ -7,7 +7,8 @@ import org.jkvm.vmm.bus.HypercallHandler;
 /**
  * Answers the two SMCCC calls the SMCCC filter forwards to jkvm: the vendor-hyp features call
  * (the kernel's own bitmap plus the PV-lock bit) and the PV-lock call (the calling vCPU's
- * structure address). Arguments are ignored, so no argument can confuse it.
+ * structure address; in userspace mode the first one starts the preemption tracker). Arguments
+ * are ignored, so no argument can confuse it.
  */
 final class PvLockCalls implements HypercallHandler {
     static final long FEATURES = KvmArm64.ARM_SMCCC_VENDOR_HYP_KVM_FEATURES_FUNC_ID();
@@ -17,11 +18,14 @@ final class PvLockCalls implements HypercallHandler {
     private final long kernelBitmap;
     private final PvLockRegion region;
     private final PvLockStats stats;
+    private final UserspacePreemptionTracker tracker;
 
-    PvLockCalls(long kernelBitmap, PvLockRegion region, PvLockStats stats) {
+    /** {@code tracker}: told of the PV-lock calls in userspace mode, else null. */
+    PvLockCalls(long kernelBitmap, PvLockRegion region, PvLockStats stats, UserspacePreemptionTracker tracker) {
         this.kernelBitmap = kernelBitmap;
         this.region = region;
         this.stats = stats;
+        this.tracker = tracker;
     }
 
     @Override
@@ -32,6 +36,7 @@ final class PvLockCalls implements HypercallHandler {
         }
         if (function == PV_LOCK) {
             stats.pvLockCall(vcpu);
+            if (tracker != null) tracker.guestAsked(vcpu);
             return new long[] {region.address(vcpu)};
         }
         return HypercallBus.NOT_SUPPORTED;

@@ -7,6 +7,7 @@ import org.jkvm.kvm.VcpuFd;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
 import org.jkvm.vmm.arch.aarch64.Arm64Layout;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
+import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.launch.VmExtension;
 import org.jkvm.vmm.memory.MemoryRegion;
 
@@ -18,6 +19,11 @@ import org.jkvm.vmm.memory.MemoryRegion;
  * Under a JFR recording its counters are recorded each second as {@code org.jkvm.PvLock} events.
  */
 public final class PvLockDevice implements VmExtension {
+    /** Kernel mode's flag reads a second unless told otherwise (see {@link KernelFlagSampler}). */
+    public static final int DEFAULT_SAMPLE_HZ = 100;
+    /** The most flag reads a second: one a millisecond. */
+    public static final int MAX_SAMPLE_HZ = 1000;
+
     private static final System.Logger LOG = System.getLogger(PvLockDevice.class.getName());
 
     private final PvLockSupport.Resolution resolution;
@@ -47,16 +53,28 @@ public final class PvLockDevice implements VmExtension {
                 vm.vm().hasDeviceAttr(KvmArm64.KVM_ARM_VM_SMCCC_CTRL(), KvmArm64.KVM_ARM_VM_SMCCC_FILTER()));
     }
 
-    /** How a launch attaches the device in the mode {@code requested} resolves to. */
+    /** How a launch attaches the device in the mode {@code requested} resolves to, sampling at the default rate. */
     public static VmExtension.Attach attaching(PvLockMode requested) {
-        return vm -> attach(vm, requested);
+        return attaching(requested, DEFAULT_SAMPLE_HZ);
     }
 
     /**
-     * Sets the device up on {@code vm} in the mode {@code requested} resolves to. A mode the
-     * host cannot do is an {@link IllegalArgumentException} naming what is missing.
+     * How a launch attaches the device in the mode {@code requested} resolves to; in kernel
+     * mode jkvm reads the flags {@code sampleHz} times a second (0: not at all).
      */
-    public static PvLockDevice attach(Arm64Vm vm, PvLockMode requested) {
+    public static VmExtension.Attach attaching(PvLockMode requested, int sampleHz) {
+        if (sampleHz < 0 || sampleHz > MAX_SAMPLE_HZ) {
+            throw new SettingException("pvlock-sample", sampleHz, "use 0 (no sampling) to " + MAX_SAMPLE_HZ + " reads a second");
+        }
+        return vm -> attach(vm, requested, sampleHz);
+    }
+
+    /**
+     * Sets the device up on {@code vm} in the mode {@code requested} resolves to; in kernel
+     * mode jkvm reads the flags {@code sampleHz} times a second (0: not at all). A mode the host
+     * cannot do is an {@link IllegalArgumentException} naming what is missing.
+     */
+    static PvLockDevice attach(Arm64Vm vm, PvLockMode requested, int sampleHz) {
         PvLockSupport support = probe(vm);
         PvLockSupport.Resolution r = support.resolve(requested);
         List<VcpuFd> vcpus = vm.vcpus();
@@ -88,9 +106,14 @@ public final class PvLockDevice implements VmExtension {
                 }
             }
         }
+        UserspacePreemptionTracker tracker = null;
+        if (r.mode() == PvLockMode.USERSPACE) {
+            tracker = new UserspacePreemptionTracker(region, stats, vcpus.size());
+            vm.setRunListener(tracker);
+        }
         boolean byJkvm = support.filter();
         if (byJkvm) {
-            PvLockCalls calls = new PvLockCalls(kernelBitmap, region, stats);
+            PvLockCalls calls = new PvLockCalls(kernelBitmap, region, stats, tracker);
             vm.smcccHandlers().add("pvlock features", PvLockCalls.FEATURES, 1, calls);
             vm.smcccHandlers().add("pvlock", PvLockCalls.PV_LOCK, 1, calls);
         } else {
@@ -98,12 +121,8 @@ public final class PvLockDevice implements VmExtension {
             vcpus.getFirst().setOneReg(bmapReg, kernelBitmap | PvLockCalls.PV_LOCK_BIT);
             LOG.log(Level.INFO, "no SMCCC filter on this host: the kernel answers the PV-lock calls itself");
         }
-        UserspacePreemptionTracker tracker = null;
-        if (r.mode() == PvLockMode.USERSPACE) {
-            tracker = new UserspacePreemptionTracker(region, stats, vcpus.size());
-            vm.setRunListener(tracker);
-        }
-        KernelFlagSampler sampler = r.mode() == PvLockMode.KERNEL ? new KernelFlagSampler(region, stats, vcpus.size()) : null;
+        KernelFlagSampler sampler = r.mode() == PvLockMode.KERNEL && sampleHz > 0
+                ? new KernelFlagSampler(region, stats, vcpus.size(), sampleHz) : null;
         return new PvLockDevice(r, region, stats, byJkvm, tracker, sampler);
     }
 
@@ -127,7 +146,12 @@ public final class PvLockDevice implements VmExtension {
         return answeredByJkvm;
     }
 
-    /** Userspace mode: where the scheduler's switches come from; null in other modes. */
+    /** Kernel mode: whether jkvm samples the host kernel's flags (not with {@code --pvlock-sample=0}). */
+    public boolean sampling() {
+        return sampler != null;
+    }
+
+    /** Userspace mode: where the scheduler's switches come from (idle until the guest's first PV-lock call); null in other modes. */
     public String switchSource() {
         return tracker == null ? null : tracker.switchSource();
     }

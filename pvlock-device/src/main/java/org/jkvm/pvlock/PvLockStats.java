@@ -23,6 +23,7 @@ public final class PvLockStats {
     private final StalenessHistogram staleness = new StalenessHistogram();
     private final long startNanos = System.nanoTime();
     private volatile long endNanos = -1;
+    private volatile long trackingStartNanos = -1;
     private volatile boolean timed;
 
     PvLockStats(int vcpus) {
@@ -49,6 +50,19 @@ public final class PvLockStats {
     /** Userspace mode: jkvm writes the flags and so times them ({@link #preemptedShare} is exact). */
     void timeFlags() {
         timed = true;
+    }
+
+    void trackingStarted() {
+        trackingStartNanos = System.nanoTime();
+    }
+
+    /**
+     * Userspace mode: milliseconds from the device's attachment to the start of preemption
+     * tracking (the guest's first PV-lock call, once every vCPU thread ran); -1 if it never started.
+     */
+    public long trackingStartedMillis() {
+        long t = trackingStartNanos;
+        return t < 0 ? -1 : (t - startNanos) / 1_000_000;
     }
 
     void addPreemptedNanos(int vcpu, long nanos) {

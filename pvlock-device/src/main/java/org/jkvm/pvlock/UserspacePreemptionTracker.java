@@ -1,7 +1,6 @@
 package org.jkvm.pvlock;
 
 import java.lang.System.Logger.Level;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jkvm.kvm.ContextSwitchMonitor;
 import org.jkvm.kvm.KvmException;
@@ -18,6 +17,14 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * is switched in again. The tracker thread is not pinned with the vCPUs, so on an
  * overcommitted CPU set it still runs elsewhere when it can; how late its writes are is
  * measured in {@link PvLockStats#staleness()}.
+ *
+ * <p>The tracker stays idle (no perf events, no thread, no write) until the guest first asks
+ * for a structure ({@link #guestAsked}): a guest without the PV-lock series never reads the
+ * flags, so tracking it would only cost host CPU. Until then every flag reads 0, "running",
+ * which is what the guest would assume without PV lock: a vCPU preempted before the perf
+ * records begin reads as running until it runs again (the rest of that one preemption), never
+ * the other way round. The perf records are opened on the tracker's own thread, off the
+ * vCPU thread that made the call.
  */
 final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(UserspacePreemptionTracker.class.getName());
@@ -28,12 +35,12 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     private final Object[] locks;
     private final boolean[] flag;
     private final long[] flaggedSince;
-    private final boolean[] entered;
     private final int[] tids;
-    private final AtomicInteger started = new AtomicInteger();
+    private int threadsStarted;
+    private boolean asked;
     private volatile boolean closing;
-    private volatile Thread poller;
-    private volatile String switchSource = "starting";
+    private Thread poller;
+    private volatile String switchSource = "idle: the guest made no PV-lock call";
 
     UserspacePreemptionTracker(PvLockRegion region, PvLockStats stats, int vcpus) {
         this.region = region;
@@ -41,14 +48,12 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         this.locks = new Object[vcpus];
         this.flag = new boolean[vcpus];
         this.flaggedSince = new long[vcpus];
-        this.entered = new boolean[vcpus];
         this.tids = new int[vcpus];
         stats.timeFlags();
         for (int v = 0; v < vcpus; v++) {
             locks[v] = new Object();
-            flag[v] = true; // not running until its thread first enters the guest; not counted as preempted time
             flaggedSince[v] = -1;
-            region.setPreempted(v, true);
+            region.setPreempted(v, false);
         }
     }
 
@@ -58,21 +63,34 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     }
 
     @Override
-    public void started(int vcpu, int tid) {
+    public synchronized void started(int vcpu, int tid) {
         tids[vcpu] = tid;
-        if (started.incrementAndGet() == tids.length) {
-            poller = Thread.ofPlatform().name("pvlock-tracker").daemon().start(this::track);
-        }
+        threadsStarted++;
+        startIfDue();
+    }
+
+    /**
+     * The guest asked for a structure (its PV-lock call, on {@code vcpu}'s thread): from now on
+     * it may read the flags, so tracking starts once every vCPU thread is known. Quick: the
+     * perf records are opened on the tracker's thread.
+     */
+    synchronized void guestAsked(int vcpu) {
+        if (asked) return;
+        asked = true;
+        LOG.log(Level.DEBUG, "vCPU {0} made the first PV-lock call: preemption tracking starts", vcpu);
+        startIfDue();
+    }
+
+    private void startIfDue() {
+        if (!asked || threadsStarted < tids.length || poller != null || closing) return;
+        stats.trackingStarted();
+        switchSource = "starting";
+        poller = Thread.ofPlatform().name("pvlock-tracker").daemon().start(this::track);
     }
 
     @Override
     public void entering(int vcpu) {
-        // Only the first entry changes anything (the flag starts at "not running yet"); later
-        // entries come from a thread that is on a CPU, whose flag a switch-in already cleared.
-        if (!entered[vcpu]) {
-            entered[vcpu] = true;
-            mark(vcpu, false, System.nanoTime());
-        }
+        // A thread entering KVM_RUN is on a CPU, and its flag already reads 0 ("running").
     }
 
     @Override
@@ -129,8 +147,11 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
 
     @Override
     public void close() {
-        closing = true;
-        Thread t = poller;
+        Thread t;
+        synchronized (this) {
+            closing = true;
+            t = poller;
+        }
         if (t != null) {
             try {
                 t.join();

@@ -36,7 +36,7 @@ class HypercallBusFuzzTest {
                     size, 1, mem), VCPUS);
             var stats = new PvLockStats(VCPUS);
             long bitmap = in.remaining() >= 8 ? in.getLong() : 0;
-            var calls = new PvLockCalls(bitmap, region, stats);
+            var calls = new PvLockCalls(bitmap, region, stats, null);
             var bus = new HypercallBus();
             bus.register("pvlock features", PvLockCalls.FEATURES, 1, calls);
             bus.register("pvlock", PvLockCalls.PV_LOCK, 1, calls);

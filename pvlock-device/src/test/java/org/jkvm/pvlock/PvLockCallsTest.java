@@ -1,5 +1,6 @@
 package org.jkvm.pvlock;
 
+import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.MappedMemory;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.memory.MemoryRegion;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The answers a guest gets to its PV-lock discovery calls, and the counters they leave. */
 @Tag("unit")
@@ -18,6 +20,7 @@ class PvLockCallsTest {
     private MappedMemory mem;
     private PvLockRegion region;
     private PvLockStats stats;
+    private UserspacePreemptionTracker tracker;
     private HypercallBus bus;
 
     @BeforeEach
@@ -25,7 +28,9 @@ class PvLockCallsTest {
         mem = MappedMemory.anonymous(0x10000, false);
         region = new PvLockRegion(new MemoryRegion("pvlock", MemoryRegion.Kind.RESERVED, BASE, 0x10000, 1, mem), 4);
         stats = new PvLockStats(4);
-        PvLockCalls calls = new PvLockCalls(0b11, region, stats);
+        tracker = new UserspacePreemptionTracker(region, stats, 4);
+        for (int v = 0; v < 4; v++) tracker.started(v, HostCpus.currentTid());
+        PvLockCalls calls = new PvLockCalls(0b11, region, stats, tracker);
         bus = new HypercallBus();
         bus.register("features", PvLockCalls.FEATURES, 1, calls);
         bus.register("pvlock", PvLockCalls.PV_LOCK, 1, calls);
@@ -33,6 +38,7 @@ class PvLockCallsTest {
 
     @AfterEach
     void tearDown() {
+        tracker.close();
         mem.close();
     }
 
@@ -50,6 +56,14 @@ class PvLockCallsTest {
             assertEquals(0, r[0] % 64);
             assertEquals(1, stats.pvLockCalls(v));
         }
+    }
+
+    @Test
+    void onlyThePvLockCallStartsTheUserspaceTracker() {
+        bus.call(0, 0x8600_0000L, new long[3]);
+        assertEquals(-1, stats.trackingStartedMillis(), "the features call does not hand out a structure");
+        bus.call(2, 0xC600_0002L, new long[3]);
+        assertTrue(stats.trackingStartedMillis() >= 0, "the guest may read its flags from now on");
     }
 
     @Test

@@ -79,6 +79,8 @@ class Arm64PvLockTest {
         while (o.find()) flipped |= Long.parseLong(o.group(2)) > 0 && Long.parseLong(o.group(3)) > 0;
         assertTrue(flipped, "no vCPU's preempted went non-zero and back to zero:\n" + u.output());
         assertTrue(u.output().contains("\"mode\": \"userspace\""), u.output());
+        assertTrue(Pattern.compile("\"tracking_started_ms\": \\d+").matcher(u.output()).find(),
+                "the guest's PV-lock calls start the preemption tracker:\n" + u.output());
         assertTrue(u.output().contains("PVPROBE done"), u.output());
 
         Steps.Step off = Steps.require(out, "off");
