@@ -5,7 +5,7 @@ import java.io.FileDescriptor;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -184,7 +184,10 @@ final class RunCommand implements Callable<Integer> {
             profile.report(launch, symbols, run.kvm(), err, folded);
             RecordOption.write(recording, recorded);
             if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
-            if (results != null) results.write(new String(vm.resultsPort(), StandardCharsets.UTF_8));
+            if (results != null) {
+                byte[] port = vm.resultsPort(); // the guest's bytes as they are, not decoded as text
+                results.produce(file -> Files.write(file, port));
+            }
             return exitCode(run.outcome());
         }
     }

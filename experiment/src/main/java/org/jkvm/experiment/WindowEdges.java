@@ -2,6 +2,7 @@ package org.jkvm.experiment;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -16,6 +17,7 @@ import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
  * taken on the vCPU thread writing the line, while the guest waits for its console write.
  */
 final class WindowEdges extends OutputStream {
+    private static final System.Logger LOG = System.getLogger(WindowEdges.class.getName());
     /** The workloads initramfs's line just before the workload starts. */
     static final String READY = "JKVM-GUEST-READY";
     private static final int MAX_LINE = 4096;
@@ -55,8 +57,15 @@ final class WindowEdges extends OutputStream {
 
     private void lineEnded(String text) {
         if (snapshot == null || end != null) return;
-        if (start == null && text.contains(READY)) start = snapshot.get();
-        else if (start != null && GuestResult.parse(text.strip()).isPresent()) end = snapshot.get();
+        try {
+            if (start == null && text.contains(READY)) start = snapshot.get();
+            else if (start != null && GuestResult.parse(text.strip()).isPresent()) end = snapshot.get();
+        } catch (RuntimeException e) {
+            // On the vCPU thread: a failed read must not end the run; its record keeps the whole run's figures.
+            LOG.log(Level.WARNING, "KVM's statistics could not be read at the workload's edge; the result keeps the whole run's", e);
+            snapshot = null;
+            start = null;
+        }
     }
 
     /** Everything written, as text. */

@@ -109,7 +109,7 @@ public final class PvLockDevice implements VmExtension {
         UserspacePreemptionTracker tracker = null;
         if (r.mode() == PvLockMode.USERSPACE) {
             tracker = new UserspacePreemptionTracker(region, stats, vcpus.size());
-            vm.setRunListener(tracker);
+            vm.addRunListener(tracker);
         }
         boolean byJkvm = support.filter();
         if (byJkvm) {

@@ -32,7 +32,12 @@ public final class Launch implements AutoCloseable {
         this.vm = vm;
         this.extensions = extensions;
         this.kvmStats = KvmStatistics.open(vm.vm(), vm.vcpus());
-        this.exitEvents = ExitCountEvents.watch(vm::vcpuStats);
+        try {
+            this.exitEvents = ExitCountEvents.watch(vm::vcpuStats);
+        } catch (RuntimeException e) {
+            kvmStats.close();
+            throw e;
+        }
     }
 
     /**

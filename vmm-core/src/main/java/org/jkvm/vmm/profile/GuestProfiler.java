@@ -1,5 +1,6 @@
 package org.jkvm.vmm.profile;
 
+import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -29,6 +30,7 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * {@code org.jkvm.GuestSample} event. Arm64 guests.
  */
 public final class GuestProfiler implements VmExtension, VcpuRunListener {
+    private static final System.Logger LOG = System.getLogger(GuestProfiler.class.getName());
     private static final long PC = KvmArm64.JKVM_REG_ARM64_PC();
     private static final long PSTATE = KvmArm64.JKVM_REG_ARM64_PSTATE();
     private static final long VBAR_EL1 = KvmArm64.JKVM_REG_ARM64_VBAR_EL1();
@@ -134,8 +136,13 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
         ThreadCpuTimer t = timers[vcpu];
         if (t == null) return;
         samples[vcpu].ranFor(ThreadCpuTimer.currentThreadCpuNanos(clocks[vcpu]) - startCpu[vcpu]);
-        t.close();
         timers[vcpu] = null;
+        try {
+            t.close();
+        } catch (KvmException e) {
+            // Called as the vCPU thread ends: a timer that cannot be deleted must not end it with an error.
+            LOG.log(Level.WARNING, "vcpu " + vcpu + ": deleting its profiling timer failed", e);
+        }
     }
 
     /** Reads where the guest put its exception vectors (VBAR_EL1), which places its kernel under KASLR. */

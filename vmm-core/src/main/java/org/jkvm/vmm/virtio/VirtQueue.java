@@ -60,6 +60,9 @@ public final class VirtQueue {
     public static VirtQueue open(GuestRam ram, int size, int maxSize, long desc, long driver, long device, boolean indirect)
             throws VirtioException {
         if (size < 1 || size > maxSize) throw new VirtioException("queue size " + size + " is outside 1.." + maxSize);
+        // A split queue's size is a power of 2 (virtio 1.2, 2.7): ring positions are indexes modulo
+        // the size, which would disagree with the driver's once the 16-bit index wraps.
+        if ((size & (size - 1)) != 0) throw new VirtioException("queue size " + size + " is not a power of 2");
         checkAligned("descriptor table", desc, 16);
         checkAligned("available ring", driver, 2);
         checkAligned("used ring", device, 4);

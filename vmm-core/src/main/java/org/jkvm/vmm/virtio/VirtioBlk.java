@@ -95,7 +95,7 @@ public final class VirtioBlk implements VirtioDevice {
         return used;
     }
 
-    /** Carries out {@code r}, sets its status byte, and returns the bytes written to the guest. */
+    /** Carries out {@code r}, sets its status byte, and returns the bytes written to the guest (a u32). */
     int execute(BlkRequest r) {
         byte status;
         long written = 0;
@@ -126,7 +126,8 @@ public final class VirtioBlk implements VirtioDevice {
             written = 0;
         }
         r.status().set(JAVA_BYTE, 0, status);
-        return (int) written + 1;
+        // The used ring's length is a u32 (held in an int); a chain's buffers can add up to more.
+        return (int) Math.min(written + 1, 0xffff_ffffL);
     }
 
     /** Reads sectors into, or writes them from, {@code buffers}; requests past the end are I/O errors. */

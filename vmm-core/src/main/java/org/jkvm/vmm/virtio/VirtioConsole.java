@@ -40,6 +40,8 @@ public final class VirtioConsole implements VirtioDevice {
     private final OutputStream console;
     private final OutputStream results;
     private final Deque<byte[]> pending = new ArrayDeque<>();
+    /** Used by the device's worker thread only. */
+    private final byte[] scratch = new byte[64 << 10];
     private long outputErrors;
 
     /**
@@ -96,12 +98,21 @@ public final class VirtioConsole implements VirtioDevice {
         pending.clear();
     }
 
+    /** A guest buffer may be gigabytes: it goes out through one bounded scratch array. */
+    private void copy(MemorySegment buffer, OutputStream out) throws IOException {
+        for (long at = 0; at < buffer.byteSize(); at += scratch.length) {
+            int n = (int) Math.min(scratch.length, buffer.byteSize() - at);
+            MemorySegment.copy(buffer, JAVA_BYTE, at, scratch, 0, n);
+            out.write(scratch, 0, n);
+        }
+    }
+
     /** Writes each chain's readable bytes to {@code out} and returns it unwritten-to. */
     private boolean drain(VirtQueue queue, OutputStream out) throws VirtioException {
         boolean used = false;
         for (DescriptorChain c = queue.next(); c != null; c = queue.next()) {
             try {
-                for (MemorySegment b : c.readable()) out.write(b.toArray(JAVA_BYTE));
+                for (MemorySegment b : c.readable()) copy(b, out);
             } catch (IOException e) {
                 outputFailed(e);
             }

@@ -89,13 +89,14 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         if (offset == INTERRUPT_STATUS) return interruptStatus.get();
         lock.lock();
         try {
-            QueueSetup q = queues.length > queueSel ? queues[queueSel] : null;
+            QueueSetup q = selectedQueue();
             return Integer.toUnsignedLong(switch ((int) offset) {
                 case MAGIC_VALUE -> MAGIC;
                 case VERSION -> 2;
                 case DEVICE_ID -> device.deviceId();
                 case VENDOR_ID -> VENDOR;
-                case DEVICE_FEATURES -> deviceFeaturesSel > 1 ? 0 : (int) (offered() >>> (32 * deviceFeaturesSel));
+                case DEVICE_FEATURES -> Integer.compareUnsigned(deviceFeaturesSel, 1) > 0 ? 0
+                        : (int) (offered() >>> (32 * deviceFeaturesSel));
                 case QUEUE_NUM_MAX -> q == null ? 0 : device.queueMaxSize();
                 case QUEUE_READY -> q != null && q.queue != null ? 1 : 0;
                 case STATUS -> status;
@@ -130,7 +131,7 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         }
         lock.lock();
         try {
-            QueueSetup q = queues.length > queueSel ? queues[queueSel] : null;
+            QueueSetup q = selectedQueue();
             switch ((int) offset) {
                 case DEVICE_FEATURES_SEL -> deviceFeaturesSel = v;
                 case DRIVER_FEATURES_SEL -> driverFeaturesSel = v;
@@ -146,8 +147,13 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         }
     }
 
+    /** The queue QueueSel names, or null: the selector is the guest's, any 32-bit value. */
+    private QueueSetup selectedQueue() {
+        return Integer.compareUnsigned(queueSel, queues.length) < 0 ? queues[queueSel] : null;
+    }
+
     private void setDriverFeatures(int v) {
-        if ((status & S_FEATURES_OK) != 0 || driverFeaturesSel > 1) return;
+        if ((status & S_FEATURES_OK) != 0 || Integer.compareUnsigned(driverFeaturesSel, 1) > 0) return;
         int shift = 32 * driverFeaturesSel;
         driverFeatures = driverFeatures & ~(0xffff_ffffL << shift) | (Integer.toUnsignedLong(v) << shift);
     }
@@ -217,11 +223,23 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
 
     private void work() {
         while (!closed) {
-            if (!doorbell.await(-1)) continue;
-            doorbell.take();
-            // Serving one queue may give another work (a control answer): go round until a pass uses nothing.
-            boolean more = true;
-            while (more && !closed) more = serveQueues();
+            try {
+                if (!doorbell.await(-1)) continue;
+                doorbell.take();
+                // Serving one queue may give another work (a control answer): go round until a pass uses nothing.
+                boolean more = true;
+                while (more && !closed) more = serveQueues();
+            } catch (RuntimeException e) {
+                // The doorbell or the interrupt failed (an eventfd or KVM_IRQ_LINE error): the
+                // guest is told its device needs a reset rather than waiting on it for ever.
+                LOG.log(Level.ERROR, device.name() + ": its worker failed; the device needs a reset", e);
+                lock.lock();
+                try {
+                    status |= S_NEEDS_RESET;
+                } finally {
+                    lock.unlock();
+                }
+            }
         }
     }
 
@@ -248,13 +266,12 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
                     return false;
                 }
             }
+            // Under the lock: a driver reset between this and the interrupt clears it.
+            if (used) interruptStatus.getAndUpdate(s -> s | INT_VRING);
         } finally {
             lock.unlock();
         }
-        if (used) {
-            interruptStatus.getAndUpdate(s -> s | INT_VRING);
-            interrupt.run();
-        }
+        if (used) interrupt.run();
         return used;
     }
 

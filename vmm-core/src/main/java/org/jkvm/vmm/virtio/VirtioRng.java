@@ -4,7 +4,7 @@ import java.security.SecureRandom;
 
 /**
  * virtio-rng (virtio 1.2, 5.4): fills each writable buffer the driver offers with bytes from
- * the host's {@link SecureRandom} (getrandom on Linux), at most {@link #MAX_BYTES} per request.
+ * the host's {@link SecureRandom} (on Linux its default, NativePRNG, reads /dev/urandom), at most {@link #MAX_BYTES} per request.
  */
 public final class VirtioRng implements VirtioDevice {
     /** The most bytes one request gets, so a huge buffer cannot keep the worker busy. */

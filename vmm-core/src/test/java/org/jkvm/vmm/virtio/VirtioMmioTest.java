@@ -122,6 +122,27 @@ class VirtioMmioTest {
     }
 
     @Test
+    void selectorsAreUnsignedGuestValues() {
+        for (long sel : new long[] {0x8000_0000L, 0xffff_ffffL, 2, 1_000_000}) {
+            write(0x30, sel);
+            assertEquals(0, read(0x34), "no queue " + Long.toHexString(sel));
+            write(0x38, 8);
+            write(QUEUE_READY, 1);
+            assertEquals(0, read(QUEUE_READY));
+            write(0x14, sel);
+            assertEquals(0, read(0x010), "no feature word " + Long.toHexString(sel));
+            write(0x24, sel);
+            write(0x20, 0xffff_ffffL);
+        }
+        write(0x14, 0);
+        write(STATUS, ACK_DRIVER);
+        write(0x24, 1);
+        write(0x20, 1);
+        write(STATUS, ACK_DRIVER | FEATURES_OK);
+        assertEquals(ACK_DRIVER | FEATURES_OK, read(STATUS), "the stray feature writes went nowhere");
+    }
+
+    @Test
     void aQueueOutsideGuestMemoryNeedsReset() {
         write(STATUS, ACK_DRIVER);
         write(0x38, 8);

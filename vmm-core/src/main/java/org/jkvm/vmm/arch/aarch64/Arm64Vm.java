@@ -249,14 +249,9 @@ public final class Arm64Vm implements AutoCloseable {
         return results.toByteArray();
     }
 
-    /** Sets who is told as each vCPU enters and leaves KVM_RUN; call before {@link #run}. */
-    public void setRunListener(VcpuRunListener listener) {
-        this.runListener = listener;
-    }
-
     /**
-     * Adds a listener beside the one {@link #setRunListener} set (told after it, on the same
-     * thread); call before {@link #run}.
+     * Adds a listener told as each vCPU enters and leaves KVM_RUN, after those added before it, on
+     * the same thread; call before {@link #run}.
      */
     public void addRunListener(VcpuRunListener listener) {
         this.runListener = runListener == null ? listener : VcpuRunListener.both(runListener, listener);
