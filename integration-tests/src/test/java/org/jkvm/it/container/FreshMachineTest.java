@@ -51,7 +51,7 @@ class FreshMachineTest {
         Path src = tmp.resolve("src");
         Process clone = new ProcessBuilder("git", "clone", "-q", "--no-local", REPO.toString(), src.toString())
                 .inheritIO().start();
-        Assumptions.assumeTrue(clone.waitFor() == 0, ContainerTier.skip("git clone of " + REPO + " failed (not a git checkout?)"));
+        Assumptions.assumeTrue(clone.waitFor() == 0, () -> ContainerTier.skip("git clone of " + REPO + " failed (not a git checkout?)"));
 
         Map<Path, String> readOnly = new LinkedHashMap<>();
         readOnly.put(Path.of("/usr/local/share/ca-certificates"), "/cache/ca");
