@@ -58,7 +58,7 @@ final class RunStatsJson {
 
     private static Map<String, Object> changes(Map<String, StatChange> stats) {
         Map<String, Object> m = new LinkedHashMap<>();
-        stats.forEach((name, c) -> m.put(name, c.histogram() ? c.buckets() : c.value()));
+        stats.forEach((name, c) -> m.put(name, c.reported()));
         return m;
     }
 

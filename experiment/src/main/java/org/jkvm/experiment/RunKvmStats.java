@@ -1,7 +1,6 @@
 package org.jkvm.experiment;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,12 +79,7 @@ public record RunKvmStats(String window, List<Vm> vms) {
         private static Map<String, Object> changed(Map<String, StatChange> stats) {
             Map<String, Object> m = new LinkedHashMap<>();
             stats.forEach((name, c) -> {
-                if (c.histogram()) {
-                    long[] b = c.buckets();
-                    if (b.length > 0) m.put(name, Arrays.stream(b).boxed().toList());
-                } else if (c.value() != 0) {
-                    m.put(name, c.value());
-                }
+                if (!c.isZero()) m.put(name, c.reported());
             });
             return m;
         }

@@ -33,6 +33,16 @@ public record StatChange(StatDescriptor descriptor, long[] values) {
         return Arrays.copyOf(values, end);
     }
 
+    /** Whether nothing happened: a zero value, or a histogram with every bucket empty. */
+    public boolean isZero() {
+        return histogram() ? buckets().length == 0 : values[0] == 0;
+    }
+
+    /** What reports show: the single value as a {@link Long}, a histogram's {@link #buckets} as a list. */
+    public Object reported() {
+        return histogram() ? Arrays.stream(buckets()).boxed().toList() : values[0];
+    }
+
     /** The change of {@code d} between two readings of its file's data block. */
     static StatChange between(StatDescriptor d, long[] start, long[] end) {
         long[] v = new long[d.size()];
