@@ -117,7 +117,7 @@ final class RunCommand implements Callable<Integer> {
                     + " device: /dev/vda, /dev/vdb, ... in the order given; ro: read-only; serial: its id. Repeatable.")
     private List<Disk> disks = new ArrayList<>();
 
-    @Option(names = "--rng", description = "Give the guest a virtio-rng device, fed from the host's SecureRandom.")
+    @Option(names = "--rng", description = "Give the guest a virtio-rng device, fed from the host's /dev/urandom.")
     private boolean rng;
 
     @Option(names = "--virtio-console", description = "Give the guest a virtio-console: hvc0 (console=hvc0) prints where"
