@@ -14,7 +14,7 @@ import org.jkvm.vmm.io.OutputFile;
  * try (Experiment ex = Experiment.open(specFile, null, true)) {
  *     for (Run run : ex.pending()) {
  *         RunResult r = ...boot spec.vms() VMs per run: kernel ex.spec().kernel(run.variant()),
- *                          cmdline ex.spec().cmdline(run.workload()), --pin ex.spec().pin(run.variant()), ...;
+ *                          cmdline ex.spec().cmdline(run.variant(), run.workload()), --pin ex.spec().pin(run.variant()), ...;
  *                          GuestResult.parse(each console line); RunResult.of(run, perVm, wall, started, hostStats)
  *                          or RunResult.failed(run, why, ...)
  *         ex.log().append(r);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.TreeSet;
 
 import org.jkvm.pvlock.PvLockMode;
@@ -105,9 +106,11 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      *                       {@code kvm-arm.wfe_trap_policy=notrap}), or null; only used when jkvm runs in the emulated host
      * @param vcpus          vCPUs override, or 0 for the spec's
      * @param pin            CPU list override (normalised), or null for the spec's
+     * @param cmdline        guest kernel arguments of this variant only (e.g. {@code nopvlock}: the same host in both arms,
+     *                       the guest with and without its PV lock), put after the spec's; or null
      */
     public record Variant(String name, PvLockMode pvlock, boolean stealTime, boolean pmu, Path kernel, String hostKernelArgs,
-                          int vcpus, String pin) {}
+                          int vcpus, String pin, String cmdline) {}
 
     /** Reads and validates a spec; relative paths are resolved against the spec's folder. */
     public static ExperimentSpec load(Path file) throws IOException {
@@ -201,19 +204,22 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
         return List.copyOf(files);
     }
 
-    /** The full guest command line for a run: the spec's extra arguments, then the workload's. */
-    public String cmdline(Workload w) {
-        return guest.cmdline().isEmpty() ? w.guestArgs() : guest.cmdline() + " " + w.guestArgs();
+    /** The full guest command line for a run: the spec's extra arguments, the variant's, then the workload's. */
+    public String cmdline(Variant v, Workload w) {
+        StringJoiner args = new StringJoiner(" ");
+        if (!guest.cmdline().isEmpty()) args.add(guest.cmdline());
+        if (v.cmdline() != null) args.add(v.cmdline());
+        return args.add(w.guestArgs()).toString();
     }
 
     /** The command line the guest kernel gets: jkvm's arguments, then {@link #cmdline}. */
-    public String kernelCmdline(Workload w) {
-        return JKVM_CMDLINE + " " + cmdline(w);
+    public String kernelCmdline(Variant v, Workload w) {
+        return JKVM_CMDLINE + " " + cmdline(v, w);
     }
 
     /** The VM each of a run's {@link #vms} is: what the runner boots. */
     public VmConfig vmConfig(Variant v, Workload w) {
-        return new VmConfig(kernel(v), guest.initrd(), kernelCmdline(w), vcpus(v), memory, pinSet(v),
+        return new VmConfig(kernel(v), guest.initrd(), kernelCmdline(v, w), vcpus(v), memory, pinSet(v),
                 new PvOptions(v.stealTime()), v.pmu(), timeout(w));
     }
 
@@ -223,7 +229,7 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      * @throws SettingException naming the setting a run would refuse
      */
     public void checkVm(Variant v, Workload w) {
-        VmConfig.checkValues(kernelCmdline(w), vcpus(v), memory, pinSet(v), timeout(w));
+        VmConfig.checkValues(kernelCmdline(v, w), vcpus(v), memory, pinSet(v), timeout(w));
     }
 
     /**

@@ -36,7 +36,7 @@ final class SpecReader {
     private static final List<String> GUEST = List.of("kernel", "initrd", "cmdline");
     private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds");
     private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "pmu", "kernel",
-            "host_kernel_args", "vcpus", "pin");
+            "host_kernel_args", "vcpus", "pin", "cmdline");
     private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
 
@@ -157,12 +157,8 @@ final class SpecReader {
         known(o, "guest", GUEST);
         Path kernel = file(placed("guest.kernel", required(o, "guest", "kernel")), "guest.kernel");
         Path initrd = file(required(o, "guest", "initrd"), "guest.initrd");
-        Member c = o.members().get("cmdline");
-        String cmdline = c == null ? "" : string(placed("guest.cmdline", c.value()), "guest.cmdline");
-        if (cmdline != null && cmdline.contains("jkvm.workload")) {
-            error(c.value().pos(), "guest.cmdline", "jkvm.workload= and friends come from the workloads list; take them out here");
-        }
-        return new Guest(kernel, initrd, cmdline == null ? "" : cmdline.strip());
+        String cmdline = guestArgs(o.members().get("cmdline"), "guest.cmdline");
+        return new Guest(kernel, initrd, cmdline == null ? "" : cmdline);
     }
 
     private List<Workload> workloads(Node n) {
@@ -253,12 +249,25 @@ final class SpecReader {
             int vcpus = vM == null ? 0 : positive(placed(at(path, "vcpus"), vM.value()), at(path, "vcpus"), Integer.MAX_VALUE);
             Member pinM = o.members().get("pin");
             String pin = pinM == null ? null : cpus(placed(at(path, "pin"), pinM.value()), at(path, "pin"));
-            if (name != null && pvlock != null) out.add(new Variant(name, pvlock, steal, pmu, kernel, host == null ? null : host.strip(), vcpus, pin));
+            String cmdline = guestArgs(o.members().get("cmdline"), at(path, "cmdline"));
+            if (name != null && pvlock != null) {
+                out.add(new Variant(name, pvlock, steal, pmu, kernel, host == null ? null : host.strip(), vcpus, pin, cmdline));
+            }
         }
         return base != null ? base : first;
     }
 
     // ---- field helpers: each reports its own problem and returns null/0 on failure ----
+
+    /** Guest kernel arguments (stripped), or null when absent or refused. */
+    private String guestArgs(Member m, String path) {
+        if (m == null) return null;
+        String args = string(placed(path, m.value()), path);
+        if (args != null && args.contains("jkvm.workload")) {
+            error(m.value().pos(), path, "jkvm.workload= and friends come from the workloads list; take them out here");
+        }
+        return args == null || args.isBlank() ? null : args.strip();
+    }
 
     private void known(Obj o, String path, List<String> fields) {
         for (Member m : o.members().values()) {

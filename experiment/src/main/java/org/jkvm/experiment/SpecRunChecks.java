@@ -33,7 +33,7 @@ final class SpecRunChecks {
                     String field = switch (e.setting()) {
                         case "cpus" -> v.vcpus() > 0 ? variant + "vcpus" : "vcpus";
                         case "pin" -> v.pin() != null ? variant + "pin" : "pin";
-                        case "cmdline" -> "guest.cmdline";
+                        case "cmdline" -> v.cmdline() != null ? variant + "cmdline" : "guest.cmdline";
                         default -> e.setting();
                     };
                     boolean length = e.setting().equals("cmdline") && e.value() != null;

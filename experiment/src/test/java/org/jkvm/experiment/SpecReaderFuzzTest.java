@@ -58,7 +58,7 @@ class SpecReaderFuzzTest {
             assertTrue(spec.kernel(v).isAbsolute(), what);
         }
         for (Workload w : spec.workloads()) {
-            assertTrue(spec.cmdline(w).endsWith(w.guestArgs()), what);
+            assertTrue(spec.cmdline(spec.baseVariant(), w).endsWith(w.guestArgs()), what);
             assertTrue(spec.timeout(w).isPositive(), what);
             assertEquals(w, spec.workload(w.label()), what);
         }

@@ -103,7 +103,7 @@ class SpecTest {
 
         Workload hb = s.workload("hackbench-32");
         assertEquals("jkvm.workload=hackbench jkvm.workers=32 jkvm.seconds=5", hb.guestArgs());
-        assertEquals("quiet jkvm.workload=hackbench jkvm.workers=32 jkvm.seconds=5", s.cmdline(hb));
+        assertEquals("quiet jkvm.workload=hackbench jkvm.workers=32 jkvm.seconds=5", s.cmdline(user, hb));
         assertEquals(Duration.ofSeconds(60), s.timeout(hb));
         assertEquals(4 * 3 * 4, s.runCount());
     }
@@ -194,8 +194,20 @@ class SpecTest {
     }
 
     @Test
+    void aVariantAddsGuestArgumentsBetweenTheSpecsAndTheWorkloads() {
+        ExperimentSpec s = ExperimentSpec.parse(minimal("", ", \"cmdline\": \" nopvlock \""), Path.of("m.json"), false, Map.of());
+        Workload cpu = s.workload("cpu");
+        assertEquals("nopvlock jkvm.workload=cpu jkvm.workers=1 jkvm.seconds=1", s.cmdline(s.variant("a"), cpu));
+        assertEquals("jkvm.workload=cpu jkvm.workers=1 jkvm.seconds=1", s.cmdline(s.variant("b"), cpu));
+        assertEquals(ExperimentSpec.JKVM_CMDLINE + " nopvlock jkvm.workload=cpu jkvm.workers=1 jkvm.seconds=1",
+                s.kernelCmdline(s.variant("a"), cpu));
+        assertEquals(List.of("7:60 variants[0].cmdline: jkvm.workload= and friends come from the workloads list; take them out here"),
+                errors(minimal("", ", \"cmdline\": \"jkvm.workload=cpu\"")));
+    }
+
+    @Test
     void unknownFieldsInVariantsAreErrors() {
-        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, kernel, host_kernel_args, vcpus, pin"),
+        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, kernel, host_kernel_args, vcpus, pin, cmdline"),
                 errors(minimal("", ", \"pv_lock\": \"off\"")));
     }
 
