@@ -33,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * virtio-vsock against real Unix sockets, with the guest's driver played by {@link VsockDriver}:
@@ -110,6 +111,7 @@ class VirtioVsockTest {
             ByteBuffer in = ByteBuffer.allocate(hello.length);
             while (in.hasRemaining()) host.read(in);
             assertEquals("hello from the guest", text(in));
+            awaitFwdCnt(hello.length);
 
             host.write(ByteBuffer.wrap("and back".getBytes(StandardCharsets.US_ASCII)));
             Packet data = guest.await(p -> is(p, OP_RW), "RW").getLast();
@@ -122,6 +124,32 @@ class VirtioVsockTest {
             assertEquals(-1, host.read(ByteBuffer.allocate(1)), "the host sees the end of the stream");
             guest.await(p -> is(p, OP_RST), "RST closing the stream");
         }
+    }
+
+    @Test
+    void aGuestThatStopsSendingHalfClosesTheHostSocketAndStillReceives() throws Exception {
+        try (SocketChannel host = guestConnects(BIG)) {
+            guest.send(header(GUEST_PORT, HOST_PORT, OP_RW, 0, 3, BIG, 0), "bye".getBytes(StandardCharsets.US_ASCII));
+            guest.send(header(GUEST_PORT, HOST_PORT, OP_SHUTDOWN, VsockHeader.SHUTDOWN_SEND, 0, BIG, 0), new byte[0]);
+            ByteBuffer in = ByteBuffer.allocate(3);
+            while (in.hasRemaining()) host.read(in);
+            assertEquals("bye", text(in));
+            assertEquals(-1, host.read(ByteBuffer.allocate(1)), "the host sees the guest's end of file");
+            host.write(ByteBuffer.wrap("late".getBytes(StandardCharsets.US_ASCII)));
+            assertEquals("late", new String(guest.await(p -> is(p, OP_RW), "RW").getLast().payload(), StandardCharsets.US_ASCII));
+            byte[] more = {1};
+            guest.send(header(GUEST_PORT, HOST_PORT, OP_RW, 0, 1, BIG, 4), more);
+            guest.await(p -> is(p, OP_RST), "RST for data after the guest's own SHUTDOWN");
+        }
+    }
+
+    /** Asks for credit updates until one says the host took {@code n} bytes (its writer counts them after the write). */
+    private void awaitFwdCnt(int n) throws Exception {
+        for (long deadline = System.nanoTime() + 5_000_000_000L; System.nanoTime() < deadline; Thread.sleep(5)) {
+            guest.send(header(GUEST_PORT, HOST_PORT, OP_CREDIT_REQUEST, 0, 0, BIG, 0), new byte[0]);
+            if (guest.receive().stream().anyMatch(p -> is(p, OP_CREDIT_UPDATE) && p.header().fwdCnt() == n)) return;
+        }
+        fail("no CREDIT_UPDATE with fwd_cnt " + n + " within 5 s");
     }
 
     @Test
@@ -182,16 +210,20 @@ class VirtioVsockTest {
     void jkvmReadsFromTheHostOnlyWhatTheGuestsBufferHasRoomFor() throws Exception {
         try (SocketChannel host = guestConnects(1000)) {
             host.write(ByteBuffer.wrap(new byte[5000]));
-            List<Packet> got = guest.await(p -> is(p, OP_RW), "RW");
-            Thread.sleep(200);
-            got.addAll(guest.receive());
-            assertEquals(1000, received(got), "the guest's 1000-byte buffer is full");
+            assertEquals(1000, receivedUpTo(1000), "the guest's 1000-byte buffer is full");
             guest.send(header(GUEST_PORT, HOST_PORT, OP_CREDIT_UPDATE, 0, 0, 1000, 1000), new byte[0]);
-            got = guest.await(p -> is(p, OP_RW), "RW after the credit update");
-            Thread.sleep(200);
-            got.addAll(guest.receive());
-            assertEquals(1000, received(got));
+            assertEquals(1000, receivedUpTo(1000), "1000 bytes more after the credit update");
         }
+    }
+
+    /** Data bytes the guest receives: until {@code n} came (within 5 s), then whatever comes in 200 ms more. */
+    private int receivedUpTo(int n) throws Exception {
+        int total = 0;
+        for (long deadline = System.nanoTime() + 5_000_000_000L; total < n && System.nanoTime() < deadline; Thread.sleep(5)) {
+            total += received(guest.receive());
+        }
+        Thread.sleep(200);
+        return total + received(guest.receive());
     }
 
     private static int received(List<Packet> packets) {
