@@ -7,6 +7,7 @@ import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
+import org.jkvm.vmm.config.Vsock;
 
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -67,6 +68,14 @@ final class Converters {
         @Override
         public Disk convert(String text) {
             return Disk.parse(text);
+        }
+    }
+
+    /** A vsock Unix socket and the guest's context id, such as /tmp/v.sock,cid=5 ({@link Vsock#parse}). */
+    static final class VsockSocket implements ITypeConverter<Vsock> {
+        @Override
+        public Vsock convert(String text) {
+            return Vsock.parse(text);
         }
     }
 }

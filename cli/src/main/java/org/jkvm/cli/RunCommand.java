@@ -30,6 +30,7 @@ import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.config.Vsock;
 import org.jkvm.vmm.io.OutputFile;
 import org.jkvm.vmm.jfr.FlightRecording;
 import org.jkvm.vmm.launch.Launch;
@@ -129,6 +130,12 @@ final class RunCommand implements Callable<Integer> {
             + " to FILE when the run ends.")
     private Path resultsPort;
 
+    @Option(names = "--vsock", paramLabel = "PATH[,cid=N]", converter = Converters.VsockSocket.class,
+            description = "Give the guest a virtio-vsock device (context id N, default 3): a host program connects to the"
+                    + " Unix socket PATH and writes 'CONNECT <port>\\n' to reach the guest's port; the guest's connections"
+                    + " to CID 2 port P reach the Unix socket PATH_P.")
+    private Vsock vsock;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", converter = Converters.WholeNumber.class,
             description = "Stop the guest after this long (exit code 5).")
     private Integer timeout;
@@ -215,7 +222,8 @@ final class RunCommand implements Callable<Integer> {
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu,
-                timeout == null ? null : Duration.ofSeconds(timeout), disks, rng, virtioConsole || resultsPort != null);
+                timeout == null ? null : Duration.ofSeconds(timeout), disks, rng, virtioConsole || resultsPort != null,
+                vsock);
     }
 
     /** Refuses a --stats-json, --profile-out, --results-port or --record that would replace one of the run's inputs, before the guest runs. */

@@ -14,6 +14,7 @@ import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.config.Vsock;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -141,6 +142,28 @@ class RunCommandTest {
         assertEquals(List.of(new Disk(root, false, ""), new Disk(data, true, "data-1")), c.disks());
         assertTrue(c.rng());
         assertEquals(List.of(), config("--kernel", kernel.toString()).disks());
+    }
+
+    @Test
+    void vsockReachesTheConfigWithItsContextId() throws Exception {
+        Path socket = dir.resolve("v.sock");
+        assertEquals(new Vsock(socket, Vsock.DEFAULT_CID), config("--kernel", kernel.toString(), "--vsock", socket.toString()).vsock());
+        assertEquals(new Vsock(socket, 7), config("--kernel", kernel.toString(), "--vsock", socket + ",cid=7").vsock());
+        assertEquals(null, config("--kernel", kernel.toString()).vsock());
+    }
+
+    @Test
+    void aBadVsockIsOneLineBeforeTheGuestStarts() throws IOException {
+        Path socket = dir.resolve("v.sock");
+        assertRefused("--vsock " + socket + ",port=1: unknown setting 'port=1'; give PATH[,cid=N]",
+                "--kernel", kernel.toString(), "--vsock", socket + ",port=1");
+        assertRefused("--vsock cid=2: the guest's context id must be 3 to 4294967294",
+                "--kernel", kernel.toString(), "--vsock", socket + ",cid=2");
+        Path taken = Files.createFile(socket);
+        assertRefused("--vsock " + taken + ": exists already; remove it if no VM listens there",
+                "--kernel", kernel.toString(), "--vsock", taken.toString());
+        assertRefused("--vsock " + dir.resolve("no/v.sock") + ": its directory does not exist",
+                "--kernel", kernel.toString(), "--vsock", dir.resolve("no/v.sock").toString());
     }
 
     @Test

@@ -5,7 +5,7 @@ package org.jkvm.vmm.virtio;
  * queues. {@link #serve} runs on the device's worker thread, never on a vCPU thread.
  */
 public interface VirtioDevice extends AutoCloseable {
-    /** The device type (virtio 1.2, 5): 2 for block, 3 for console, 4 for entropy. */
+    /** The device type (virtio 1.2, 5): 2 for block, 3 for console, 4 for entropy, 19 for vsock. */
     int deviceId();
 
     /** Its name in logs and thread names, e.g. {@code virtio-blk0}. */
@@ -33,6 +33,12 @@ public interface VirtioDevice extends AutoCloseable {
      * I/O failure is reported to the guest in the device's own way, never thrown.
      */
     boolean serve(int index, VirtQueue queue) throws VirtioException;
+
+    /**
+     * Called once by the transport before its worker starts: {@code wakeWorker} makes the worker
+     * serve the queues again, for a device whose host side has something for the guest.
+     */
+    default void attach(Runnable wakeWorker) {}
 
     /** Forgets per-driver state when the driver resets the device; called with no queue being served. */
     default void reset() {}

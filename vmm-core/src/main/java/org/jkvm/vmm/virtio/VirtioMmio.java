@@ -78,6 +78,7 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         this.config = device.config();
         this.queues = new QueueSetup[device.queues()];
         for (int i = 0; i < queues.length; i++) queues[i] = new QueueSetup();
+        device.attach(doorbell::signal);
         this.worker = Thread.ofPlatform().name(device.name()).daemon().start(this::work);
     }
 

@@ -29,6 +29,7 @@ import org.jkvm.vmm.bus.MmioBus;
 import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.config.Vsock;
 import org.jkvm.vmm.devices.PanicWatcher;
 import org.jkvm.vmm.devices.Uart16550;
 import org.jkvm.vmm.io.InputFile;
@@ -42,11 +43,12 @@ import org.jkvm.vmm.virtio.PortCapture;
 import org.jkvm.vmm.virtio.VirtioBlk;
 import org.jkvm.vmm.virtio.VirtioConsole;
 import org.jkvm.vmm.virtio.VirtioRng;
+import org.jkvm.vmm.virtio.VirtioVsock;
 
 /**
  * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
  * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, a PMUv3 if asked for and offered, secondaries powered off), the
- * GICv3 and ITS, the UART, the virtio devices (disks, entropy, then console), PV steal time, then the kernel,
+ * GICv3 and ITS, the UART, the virtio devices (disks, entropy, console, then vsock), PV steal time, then the kernel,
  * initrd and device tree in RAM and
  * vCPU 0's boot registers. {@link #run} starts the vCPUs and returns how the guest ended.
  */
@@ -135,6 +137,8 @@ public final class Arm64Vm implements AutoCloseable {
         for (int i = 0; i < disks.size(); i++) virtio.add(VirtioBlk.open("virtio-blk" + i, disks.get(i)));
         if (config.rng()) virtio.add(new VirtioRng("virtio-rng"));
         if (config.console()) virtio.add(new VirtioConsole("virtio-console", panicWatcher, results));
+        Vsock vs = config.vsock();
+        if (vs != null) virtio.add(new VirtioVsock("virtio-vsock", vs.socket(), vs.guestCid()));
         if (config.pv().stealTime()) enableStealTime();
         StartupMarks.mark("GIC, UART and steal time set up");
 
