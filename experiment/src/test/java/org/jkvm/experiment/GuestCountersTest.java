@@ -1,0 +1,109 @@
+package org.jkvm.experiment;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The guest's JKVM-GUEST-STATS lines, as a real guest printed them, and their changes over the window. */
+@Tag("unit")
+class GuestCountersTest {
+    /** A whole console of the workloads initramfs: Debian's 6.12 arm64 kernel under QEMU TCG, -smp 2, pipe-ctxsw. */
+    static String tcgConsole() throws IOException {
+        try (InputStream in = GuestCountersTest.class.getResourceAsStream("GuestCountersTest/tcg-debian-6.12.117.log")) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    static String line(String console, String edge) {
+        return console.lines().filter(l -> l.startsWith(GuestCounters.MARKER + " " + edge)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aRealLineFlattensToNamedCounters() throws IOException {
+        GuestCounters start = GuestCounters.parse(line(tcgConsole(), "start")).orElseThrow();
+        assertEquals(GuestCounters.START, start.edge());
+        Map<String, Long> c = start.counters();
+        assertEquals(601L, c.get("uptime_cs"));
+        assertEquals(576L, c.get("cpu.system"));
+        assertEquals(0L, c.get("cpu.steal"));
+        assertEquals(8L, c.get("cpu0.user"));
+        assertEquals(102L, c.get("cpu1.idle"));
+        assertEquals(5388752270L, c.get("run_delay_ns"));
+        assertEquals(155L, c.get(GuestFigures.RESCHED));
+        assertEquals(410L, c.get("irq.Function call interrupts"));
+        assertEquals(2009L, c.get("irq.arch_timer"));
+        assertTrue(c.keySet().stream().noneMatch(k -> k.startsWith("lock.")), "Debian's kernel has no lock_event_counts");
+    }
+
+    @Test
+    void theWindowIsTheChangeFromStartToEnd() throws IOException {
+        RunGuestStats.Vm v = RunGuestStats.Vm.fromConsole(tcgConsole());
+        assertNull(v.unavailable());
+        assertEquals(371L, v.change("uptime_cs"));
+        assertEquals(38L, v.change("cpu.user"));
+        assertEquals(320L, v.change("cpu.system"));
+        assertEquals(3019743388L, v.change("run_delay_ns"));
+        assertEquals(22L, v.change(GuestFigures.RESCHED));
+        assertEquals(978L, v.change("irq.arch_timer"));
+        assertEquals(0L, v.change("cpu.steal"));
+        assertTrue(!v.changes().containsKey("cpu.steal") && !v.changes().containsKey("irq.Err"), "what did not change is left out");
+    }
+
+    @Test
+    void withoutAPairOrWithACutLineThereIsNoWindow() throws IOException {
+        String console = tcgConsole();
+        String end = line(console, "end");
+        assertEquals("no JKVM-GUEST-STATS end line", RunGuestStats.Vm.fromConsole(console.replace(end, "")).unavailable());
+        int at = end.indexOf("\"cpus\"") + 12;
+        String cut = console.replace(end, end.substring(0, at) + "\n[    9.100000] rcu: INFO: rcu_sched self-detected stall on CPU\n" + end.substring(at));
+        assertEquals("no JKVM-GUEST-STATS end line", RunGuestStats.Vm.fromConsole(cut).unavailable());
+        assertEquals("no JKVM-GUEST-STATS start line",
+                RunGuestStats.Vm.fromConsole(console.replace(line(console, "start"), "")).unavailable());
+        String reset = console.replace(end, end.replace("\"uptime_cs\":972", "\"uptime_cs\":5"));
+        assertEquals("uptime_cs went backwards (601 -> 5)", RunGuestStats.Vm.fromConsole(reset).unavailable());
+        assertTrue(GuestCounters.parse("JKVM-GUEST-STATS start {\"cpu\":[1,2]}").isEmpty(), "a cpu line has ten fields");
+        assertTrue(GuestCounters.parse("[ 3.2] x JKVM-GUEST-STATS end {\"uptime_cs\":5}").isPresent(), "kernel text may precede the marker");
+    }
+
+    @Test
+    void aRunWithoutAnyLineHasNoGuestStatsAndOneWithThemKeepsThemInItsResultLine() throws IOException {
+        assertNull(RunGuestStats.fromConsoles(List.of("JKVM-GUEST-READY cpus=2\nRESULT cpu 5 ops/s higher\n")));
+        RunGuestStats g = RunGuestStats.fromConsoles(List.of(tcgConsole(), "JKVM-GUEST-READY cpus=2\n"));
+        assertEquals(2, g.vms().size());
+        assertEquals("no JKVM-GUEST-STATS start line", g.vms().get(1).unavailable());
+        Run run = RunMatrix.of(RunMatrixTest.spec(1, 0)).runs().getFirst();
+        RunResult r = ResultsTest.ok(run, 10, 20).withGuest(g);
+        String json = ResultsLog.toJson(r);
+        assertTrue(json.contains(",\"guest\":{\"vms\":[{\"changes\":{\"uptime_cs\":371,\"cpu.user\":38,"), json);
+        assertTrue(json.endsWith("{\"unavailable\":\"no JKVM-GUEST-STATS start line\",\"changes\":{}}]}}"), json);
+        assertEquals(r, ResultsLog.fromJson(json));
+    }
+
+    @Test
+    void theFiguresOfARun() throws IOException {
+        Run run = RunMatrix.of(RunMatrixTest.spec(1, 0)).runs().getFirst();
+        RunResult r = ResultsTest.ok(run, 5921).withGuest(RunGuestStats.fromConsoles(List.of(tcgConsole())));
+        GuestFigures f = GuestFigures.of(r, 3).orElseThrow();
+        assertEquals(0.0, f.stealPercent());
+        assertEquals(3019.743388 / 3.71, f.runDelayMsPerSecond(), 1e-9);
+        assertEquals(3019743.388 / (5921 * 3), f.runDelayUsPerOp(), 1e-9);
+        assertEquals(22 / 3.71, f.reschedPerSecond(), 1e-9);
+        assertTrue(Double.isNaN(f.spinSlowpathsPerSecond()), "no lock events on this kernel");
+        RunResult stolen = r.withGuest(new RunGuestStats(List.of(new RunGuestStats.Vm(null,
+                Map.of("uptime_cs", 200L, "cpu.user", 150L, "cpu.idle", 200L, "cpu.steal", 50L, "lock.lock_pending", 3L)))));
+        GuestFigures s = GuestFigures.of(stolen, 3).orElseThrow();
+        assertEquals(12.5, s.stealPercent(), 1e-9);
+        assertEquals(0.0, s.spinSlowpathsPerSecond(), "a kernel with lock events and no slow path in the window");
+        assertTrue(Double.isNaN(s.runDelayMsPerSecond()), "no schedstat on this kernel");
+        assertTrue(GuestFigures.of(r.withGuest(null), 3).isEmpty());
+    }
+}
