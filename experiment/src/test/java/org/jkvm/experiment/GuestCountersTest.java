@@ -18,7 +18,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GuestCountersTest {
     /** A whole console of the workloads initramfs: Debian's 6.12 arm64 kernel under QEMU TCG, -smp 2, pipe-ctxsw. */
     static String tcgConsole() throws IOException {
-        try (InputStream in = GuestCountersTest.class.getResourceAsStream("GuestCountersTest/tcg-debian-6.12.117.log")) {
+        return console("tcg-debian-6.12.117.log");
+    }
+
+    /** The same initramfs on the project's kernel (kernel/build --with-pvlock: LOCK_EVENT_COUNTS), file-shared. */
+    static String pvlockKernelConsole() throws IOException {
+        return console("tcg-jkvm-pvlock-6.12.117.log");
+    }
+
+    private static String console(String name) throws IOException {
+        try (InputStream in = GuestCountersTest.class.getResourceAsStream("GuestCountersTest/" + name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
@@ -56,6 +65,23 @@ class GuestCountersTest {
         assertEquals(978L, v.change("irq.arch_timer"));
         assertEquals(0L, v.change("cpu.steal"));
         assertTrue(!v.changes().containsKey("cpu.steal") && !v.changes().containsKey("irq.Err"), "what did not change is left out");
+    }
+
+    @Test
+    void theProjectKernelsLockEventsComeAlong() throws IOException {
+        GuestCounters start = GuestCounters.parse(line(pvlockKernelConsole(), "start")).orElseThrow();
+        assertEquals(46L, start.counters().get("lock.lock_pending"));
+        assertEquals(0L, start.counters().get("lock.rwsem_sleep_writer"));
+        RunGuestStats.Vm v = RunGuestStats.Vm.fromConsole(pvlockKernelConsole());
+        assertNull(v.unavailable());
+        // file-shared: every create and unlink takes the one directory's i_rwsem for writing
+        assertEquals(47L, v.change("lock.rwsem_sleep_writer"));
+        assertEquals(980L, v.change("lock.rwsem_wake_writer"));
+        assertEquals(3L, v.change(GuestFigures.SPIN_SLOWPATH));
+        assertEquals(369L, v.change("uptime_cs"));
+        Run run = RunMatrix.of(RunMatrixTest.spec(1, 0)).runs().getFirst();
+        RunResult r = ResultsTest.ok(run, 12141).withGuest(RunGuestStats.fromConsoles(List.of(pvlockKernelConsole())));
+        assertEquals(3 / 3.69, GuestFigures.of(r, 3).orElseThrow().spinSlowpathsPerSecond(), 1e-9);
     }
 
     @Test
