@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 import tools.jackson.databind.JsonNode;
 
@@ -18,6 +19,13 @@ import tools.jackson.databind.JsonNode;
  * @param vms one entry per VM of the run, in VM order
  */
 public record RunGuestStats(List<Vm> vms) {
+    /**
+     * A kernel log record on the console, {@code [   57.710175] rcu: ...} to its line end. The
+     * kernel prints one in a single piece wherever the init's output has got to, so a long line
+     * (an overcommitted guest's RCU stall warnings) can be cut by one or more of them.
+     */
+    private static final Pattern KERNEL_RECORD = Pattern.compile("\\[ *\\d+\\.\\d+\\] [^\\n]*\\n");
+
     public RunGuestStats {
         vms = List.copyOf(vms);
     }
@@ -39,12 +47,13 @@ public record RunGuestStats(List<Vm> vms) {
         }
 
         /**
-         * From a guest's console: the first start line and the first end line after it.
-         * Unavailable when either is missing or malformed, or a counter went backwards.
+         * From a guest's console, kernel log records taken out (which rejoins a line they cut):
+         * the first start line and the first end line after it. Unavailable when either is
+         * missing or malformed, or a counter went backwards.
          */
         static Vm fromConsole(String console) {
             GuestCounters start = null;
-            for (String line : console.lines().toList()) {
+            for (String line : KERNEL_RECORD.matcher(console).replaceAll("").lines().toList()) {
                 Optional<GuestCounters> c = GuestCounters.parse(line);
                 if (c.isEmpty()) continue;
                 if (start == null && c.get().edge().equals(GuestCounters.START)) {
