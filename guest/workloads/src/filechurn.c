@@ -3,9 +3,13 @@
  * One op = one create+unlink.
  *   shared:  every worker in DIR/shared: each create and unlink takes that directory's
  *            inode lock (i_rwsem) for writing.
- *   private: worker i in DIR/w<i>: a directory, and so a lock, of its own (the control). */
+ *   private: worker i in DIR/w<i>, a tmpfs of its own mounted there: its own directory lock
+ *            and its own superblock (the superblock's inode list lock and free-inode count
+ *            are per file system), so the workers share no lock of the file system (the
+ *            control). The caller unmounts them (jkvm-workload does). */
 #include "wl.h"
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 static char dirs[WL_MAX_WORKERS][256];
@@ -36,6 +40,7 @@ int main(int argc, char **argv) {
         if (shared) snprintf(dirs[i], sizeof dirs[i], "%s/shared", argv[5]);
         else snprintf(dirs[i], sizeof dirs[i], "%s/w%d", argv[5], i);
         if (mkdir(dirs[i], 0755) != 0 && errno != EEXIST) wl_die(dirs[i]);
+        if (!shared && mount("tmpfs", dirs[i], "tmpfs", 0, "size=1m") != 0) wl_die(dirs[i]);
     }
     return run_workers(name, workers, secs, 0, body);
 }

@@ -41,7 +41,7 @@ struct wl_shared {                  /* MAP_SHARED: visible to forked workers too
 
 typedef void (*wl_body)(int id, _Atomic uint64_t *ops);
 
-static struct wl_shared *wl_sh;
+static struct wl_shared *wl_sh;     /* a program may map it before run_workers (execl) */
 static wl_body wl_fn;
 
 static inline void wl_count(_Atomic uint64_t *ops, uint64_t n) {
@@ -93,7 +93,7 @@ static void wl_args(int argc, char **argv, const char **name, int *workers, doub
 static int run_workers(const char *name, int workers, double secs, int threads, wl_body fn) {
     pid_t pids[WL_MAX_WORKERS];
     wl_fn = fn;
-    wl_sh = mmap(NULL, sizeof *wl_sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (wl_sh == NULL) wl_sh = mmap(NULL, sizeof *wl_sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (wl_sh == MAP_FAILED) wl_die("mmap");
     for (int i = 0; i < workers; i++) {
         if (threads) {

@@ -23,8 +23,9 @@ import org.jkvm.vmm.vcpu.VcpuStats;
 /**
  * Runs one cell of the matrix for real: launches the spec's VMs for that variant and workload in
  * this process (all of them at once, each on its own vCPU threads, pinned as the variant says),
- * reads each guest's RESULT line from its console, and collects the host-side statistics and
- * KVM's own ({@link RunKvmStats}, over the workload's window where the guests mark it).
+ * reads each guest's RESULT line from its console, and collects the host-side statistics,
+ * KVM's own ({@link RunKvmStats}, over the workload's window where the guests mark it) and the
+ * guests' own counters over their workload ({@link RunGuestStats}).
  */
 public final class ExperimentRunner {
     private final Kvm kvm;
@@ -80,6 +81,7 @@ public final class ExperimentRunner {
             double wall = (System.nanoTime() - t0) / 1e9;
             collect(host, vms);
             RunKvmStats kvmStats = kvmStats(vms);
+            RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(r -> r.console.text()).toList());
             List<GuestResult> results = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {
                 VmOutcome outcome = vms.get(i).report.outcome();
@@ -87,11 +89,11 @@ public final class ExperimentRunner {
                 Optional<GuestResult> r = out.lines().map(GuestResult::parse).flatMap(Optional::stream).findFirst();
                 if (!(outcome instanceof VmOutcome.PowerOff) || r.isEmpty()) {
                     return RunResult.failed(run, "vm " + i + ": " + outcome + (r.isEmpty() ? ", no RESULT line; console ends: "
-                            + tail(out) : ""), wall, started, host).withKvm(kvmStats);
+                            + tail(out) : ""), wall, started, host).withKvm(kvmStats).withGuest(guestStats);
                 }
                 results.add(r.get());
             }
-            return RunResult.of(run, results, wall, started, host).withKvm(kvmStats);
+            return RunResult.of(run, results, wall, started, host).withKvm(kvmStats).withGuest(guestStats);
         } catch (IOException | RuntimeException e) {
             return RunResult.failed(run, e.toString(), (System.nanoTime() - t0) / 1e9, started, host);
         } catch (InterruptedException e) {

@@ -50,7 +50,8 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
 
     /** The workload names a guest knows (its init's {@code jkvm.workload=}). */
     public static final List<String> WORKLOADS = List.of(
-            "fork-exec", "hackbench", "mmap-shared", "mmap-private", "file-shared", "file-private", "cpu", "syscall");
+            "fork-exec", "hackbench", "mmap-shared", "mmap-private-mm", "file-shared", "file-private", "cpu", "syscall",
+            "shell-dyn", "execl", "spawn", "pipe-ctxsw");
 
     /** What a spec file is: a regular file of at most 1 MiB (the examples have 2 KiB). */
     public static final InputKind FILE = new InputKind("a spec", 1 << 20);

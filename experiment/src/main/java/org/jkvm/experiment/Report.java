@@ -65,10 +65,11 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
      * @param medianInterval its median against the base's with a 95% bootstrap interval
      *                       ({@link MedianInterval#NONE} for the base itself)
      * @param welchP         {@link LogWelch#p} of its runs against the base's (NaN for the base itself)
+     * @param guest          the mean of its measured runs' {@link GuestFigures}, or null when none has them
      */
     public record Cell(String variant, Stats stats, int failed, double changeMean, double changeMedian,
                        double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,
-                       MedianInterval medianInterval, double welchP) {}
+                       MedianInterval medianInterval, double welchP, GuestFigures guest) {}
 
     /** Computes the report from results (any order; warm-ups, failures and repeats handled). */
     public static Report of(ExperimentSpec spec, List<RunResult> results) {
@@ -118,14 +119,18 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
             Map<String, Stats> stats = new LinkedHashMap<>();
             Map<String, double[]> samples = new LinkedHashMap<>();
             Map<String, Integer> failed = new LinkedHashMap<>();
+            Map<String, GuestFigures> guest = new LinkedHashMap<>();
             for (Variant v : spec.variants()) {
                 List<RunResult> list = cells.getOrDefault(v.name(), List.of());
                 List<Double> values = new ArrayList<>();
+                List<GuestFigures> figures = new ArrayList<>();
                 int f = 0;
                 for (RunResult r : list) {
                     if (r.ok()) values.add(r.value());
                     else f++;
+                    GuestFigures.of(r, w.seconds()).ifPresent(figures::add);
                 }
+                guest.put(v.name(), GuestFigures.mean(figures));
                 stats.put(v.name(), Stats.of(values));
                 samples.put(v.name(), values.stream().mapToDouble(Double::doubleValue).toArray());
                 failed.put(v.name(), f);
@@ -146,7 +151,8 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                         Compare.percentChange(b.median(), s.median(), better),
                         wbMean, wbMedian, relMean, Math.min(relA, relB), Math.max(relA, relB),
                         v.name().equals(base) ? MedianInterval.NONE : MedianInterval.of(samples.get(base), samples.get(v.name()), better),
-                        v.name().equals(base) ? Double.NaN : LogWelch.p(samples.get(base), samples.get(v.name()))));
+                        v.name().equals(base) ? Double.NaN : LogWelch.p(samples.get(base), samples.get(v.name())),
+                        guest.get(v.name())));
                 rels.get(v.name()).add(relMean);
             }
             rows.add(new WorkloadReport(w, unit == null ? "" : unit, better, known, out));

@@ -12,7 +12,8 @@ import org.jkvm.experiment.Report.WorkloadReport;
  * The report as text: a header, then the main table (a row per workload: the base's mean ± stdev,
  * then per variant mean ± stdev, % change of the mean and of the median, and won-back), a
  * geometric-mean row, the spread table (n, min, median, max per workload and variant), and each
- * variant's median against the base's with a bootstrap interval, Welch's p-value and whether it is resolved.
+ * variant's median against the base's with a bootstrap interval, Welch's p-value and whether it is resolved,
+ * and, where the guests printed their own counters, what those say per workload and variant ({@link GuestFigures}).
  */
 public final class ReportText {
     private ReportText() {}
@@ -114,11 +115,34 @@ public final class ReportText {
             }
         }
         ci.render(sb, 2);
+        guestTable(sb, report);
         if (!report.notes().isEmpty()) {
             sb.append('\n');
             for (String n : report.notes()) sb.append("note: ").append(n).append('\n');
         }
         return sb.toString();
+    }
+
+    /** The guests' own counters per cell, when any measured run has them. */
+    private static void guestTable(StringBuilder sb, Report report) {
+        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.guest() == null)) return;
+        sb.append("\nThe guests' own counters over their workload (").append(GuestCounters.MARKER)
+                .append(" start to end), mean of the measured runs: steal = share of the guest's CPU time stolen;\n")
+                .append("run delay = time runnable tasks waited on the guest's run queues, all CPUs, per second and per op;\n")
+                .append("resched = rescheduling IPIs per second; slowpath = queued spinlocks taken on the slow path per second\n\n");
+        Table g = new Table();
+        g.row(List.of("Workload", "variant", "steal %", "run delay ms/s", "run delay us/op", "resched/s", "slowpath/s"));
+        for (WorkloadReport w : report.workloads()) {
+            boolean first = true;
+            for (Cell c : w.cells()) {
+                GuestFigures f = c.guest();
+                g.row(f == null ? List.of(first ? w.workload().label() : "", c.variant(), "n/a", "n/a", "n/a", "n/a", "n/a")
+                        : List.of(first ? w.workload().label() : "", c.variant(), num(f.stealPercent()), num(f.runDelayMsPerSecond()),
+                                num(f.runDelayUsPerOp()), num(f.reschedPerSecond()), num(f.spinSlowpathsPerSecond())));
+                first = false;
+            }
+        }
+        g.render(sb, 2);
     }
 
     /** Decimals that show about four significant digits of a number of this size. */

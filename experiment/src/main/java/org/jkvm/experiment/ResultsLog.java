@@ -270,6 +270,7 @@ public final class ResultsLog implements AutoCloseable {
         m.put("error", r.error());
         if (!r.kernels().isEmpty()) m.put("kernels", r.kernels());
         if (r.kvm() != null) m.put("kvm", r.kvm().toMap());
+        if (r.guest() != null) m.put("guest", r.guest().toMap());
         return Json.line(m);
     }
 
@@ -307,11 +308,13 @@ public final class ResultsLog implements AutoCloseable {
         if (id == null) throw new IllegalArgumentException("no id");
         JsonNode warmup = o.get("warmup");
         JsonNode kvm = o.get("kvm");
+        JsonNode guest = o.get("guest");
         return new RunResult(id, str(o, "variant"), str(o, "workload"), (int) num(o, "repetition"),
                 warmup != null && warmup.isBoolean() && warmup.booleanValue(),
                 num(o, "value"), str(o, "unit"), better == null ? null : Direction.parse(better),
                 num(o, "wall_s"), at, vms, host, str(o, "error"), kernels,
-                kvm == null || kvm.isNull() ? null : RunKvmStats.of(kvm));
+                kvm == null || kvm.isNull() ? null : RunKvmStats.of(kvm),
+                guest == null || guest.isNull() ? null : RunGuestStats.of(guest));
     }
 
     private static String str(JsonNode o, String key) {

@@ -28,11 +28,13 @@ import java.util.Objects;
  *                    on) and "guest" (the release the guest Image's banner names); empty when unknown
  * @param kvm         KVM's statistics over the run or its workload, or null (an older log, a run that
  *                    failed before its VMs ended)
+ * @param guest       the guests' own counters over their workload, or null (an older log or initramfs,
+ *                    a run that failed before its VMs ended)
  */
 public record RunResult(String id, String variant, String workload, int repetition, boolean warmup,
                         double value, String unit, Direction better, double wallSeconds, Instant started,
                         List<Double> vmValues, Map<String, Number> host, String error, Map<String, String> kernels,
-                        RunKvmStats kvm) {
+                        RunKvmStats kvm, RunGuestStats guest) {
 
     public RunResult {
         Objects.requireNonNull(id, "id");
@@ -45,13 +47,19 @@ public record RunResult(String id, String variant, String workload, int repetiti
     /** This result, recording the kernels that produced it. */
     public RunResult withKernels(Map<String, String> k) {
         return new RunResult(id, variant, workload, repetition, warmup, value, unit, better, wallSeconds, started,
-                vmValues, host, error, k, kvm);
+                vmValues, host, error, k, kvm, guest);
     }
 
     /** This result, carrying KVM's statistics of its run. */
     public RunResult withKvm(RunKvmStats k) {
         return new RunResult(id, variant, workload, repetition, warmup, value, unit, better, wallSeconds, started,
-                vmValues, host, error, kernels, k);
+                vmValues, host, error, kernels, k, guest);
+    }
+
+    /** This result, carrying the guests' own counters of its run. */
+    public RunResult withGuest(RunGuestStats g) {
+        return new RunResult(id, variant, workload, repetition, warmup, value, unit, better, wallSeconds, started,
+                vmValues, host, error, kernels, kvm, g);
     }
 
     /**
@@ -76,14 +84,14 @@ public record RunResult(String id, String variant, String workload, int repetiti
             sum += g.value();
         }
         return new RunResult(run.id(), run.variant().name(), run.workload().label(), run.repetition(), run.warmup(),
-                sum / values.size(), first.unit(), first.better(), wallSeconds, started, values, copy(host), null, Map.of(), null);
+                sum / values.size(), first.unit(), first.better(), wallSeconds, started, values, copy(host), null, Map.of(), null, null);
     }
 
     /** A failed run. */
     public static RunResult failed(Run run, String error, double wallSeconds, Instant started,
                                    Map<String, ? extends Number> host) {
         return new RunResult(run.id(), run.variant().name(), run.workload().label(), run.repetition(), run.warmup(),
-                Double.NaN, "", null, wallSeconds, started, List.of(), copy(host), Objects.requireNonNull(error), Map.of(), null);
+                Double.NaN, "", null, wallSeconds, started, List.of(), copy(host), Objects.requireNonNull(error), Map.of(), null, null);
     }
 
     private static Map<String, Number> copy(Map<String, ? extends Number> m) {

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The report from results: cells, % change, won back, warm-ups and failures left out; text and SVG. */
@@ -127,6 +128,33 @@ class ReportTest {
         assertEquals("geomean                                               +17.3%                                     +41.4%", find(lines, "geomean"));
         assertEquals("           pv           3  14.00   15.00  19.00   33.3%", find(lines, "           pv           3  14"));
         assertEquals("           ref      2 (1)  100.0   100.0  100.0    0.0%", find(lines, "           ref      2 (1)"));
+    }
+
+    @Test
+    void theGuestsCountersAreAveragedPerCellAndShownWhereAnyRunHasThem() {
+        ExperimentSpec spec = spec();
+        String plain = Report.of(spec, results(spec)).text();
+        assertTrue(!plain.contains("guests' own counters"), "no table without the counters");
+        List<RunResult> withGuest = new ArrayList<>();
+        for (RunResult r : results(spec)) {
+            // cpu's pv runs (100, 101, 99 ops/s over 5 s): 10% stolen in the first, 30% in the others
+            boolean pvCpu = r.id().startsWith("cpu/pv/");
+            long steal = r.id().equals("cpu/pv/1") ? 10 : 30;
+            withGuest.add(!pvCpu ? r : r.withGuest(new RunGuestStats(List.of(new RunGuestStats.Vm(null, Map.of(
+                    "uptime_cs", 500L, "cpu.user", 90L - steal, "cpu.idle", 10L, "cpu.steal", steal,
+                    "run_delay_ns", 1_000_000_000L, GuestFigures.RESCHED, 250L))))));
+        }
+        Report rep = Report.of(spec, withGuest);
+        GuestFigures f = rep.workloads().get(1).cell("pv").guest();
+        assertEquals(70.0 / 3, f.stealPercent(), EPS, "warm-up runs are left out");
+        assertEquals(200.0, f.runDelayMsPerSecond(), EPS);
+        assertEquals((1e6 / 500 + 1e6 / 505 + 1e6 / 495) / 3, f.runDelayUsPerOp(), EPS);
+        assertEquals(50.0, f.reschedPerSecond(), EPS);
+        assertNull(rep.workloads().get(1).cell("base").guest());
+        String[] lines = rep.text().split("\n");
+        assertEquals("Workload   variant  steal %  run delay ms/s  run delay us/op  resched/s  slowpath/s", find(lines, "Workload   variant  steal"));
+        assertEquals("cpu        base         n/a             n/a              n/a        n/a         n/a", find(lines, "cpu        base         n/a"));
+        assertEquals("           pv         23.33           200.0             2000      50.00         n/a", find(lines, "           pv         23"));
     }
 
     @Test

@@ -135,7 +135,8 @@ class SpecTest {
                 "bad.json:5:13: memory: \"lots\" is not a memory size; write e.g. \"512M\" or \"2G\"",
                 "bad.json:6:10: pin: \"1-0\" is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\"",
                 "bad.json:7:3: colour: unknown field; the spec takes name, guest, vcpus, memory, pin, vms, workloads, variants, reference, repetitions, warmup, timeout",
-                "bad.json:9:15: workloads[0].name: \"dhrystone\" is not one of fork-exec, hackbench, mmap-shared, mmap-private, file-shared, file-private, cpu, syscall",
+                "bad.json:9:15: workloads[0].name: \"dhrystone\" is not one of fork-exec, hackbench, mmap-shared, mmap-private-mm, file-shared, file-private, cpu, syscall, "
+                        + "shell-dyn, execl, spawn, pipe-ctxsw",
                 "bad.json:9:53: workloads[0].seconds: must be a positive whole number, not 1.5",
                 "bad.json:10:33: workloads[1].workers: must be a positive whole number, not \"4\"",
                 "bad.json:14:30: variants[1].pvlock: \"fast\" is not one of off, userspace, kernel, auto",

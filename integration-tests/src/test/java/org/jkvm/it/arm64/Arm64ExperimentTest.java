@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A short real experiment inside the emulated arm64 host: 4 vCPUs pinned onto one host CPU,
  * PV lock off against userspace, two workloads, two repetitions each; then the same command
  * again, which finds nothing left to run and reports the same results. Each result carries
- * KVM's statistics over its workload's window.
+ * KVM's statistics and the guest's own counters over its workload's window.
  */
 @Tag("arm64")
 class Arm64ExperimentTest {
@@ -51,7 +51,9 @@ class Arm64ExperimentTest {
                 .step("first", run + " && wc -l < short.results.jsonl && grep -c '<svg' out/chart.svg && head -n 1 out/results.csv"
                         + " && grep -o '\"ms_vcpus_waiting\":[0-9]*' short.results.jsonl"
                         + " && echo kvm-windows $(grep -c '\"kvm\":{\"window\":\"workload\"' short.results.jsonl)"
-                        + " && echo kvm-mmio $(grep -c '\"mmio_exit_user\":[1-9]' short.results.jsonl)")
+                        + " && echo kvm-mmio $(grep -c '\"mmio_exit_user\":[1-9]' short.results.jsonl)"
+                        + " && echo guest-windows $(grep -c '\"guest\":{\"vms\":\\[{\"changes\":{\"uptime_cs\"' short.results.jsonl)"
+                        + " && echo guest-steal $(grep -c '\"cpu.steal\":[1-9]' short.results.jsonl)")
                 .step("again", run + " && wc -l < short.results.jsonl")
                 .script(), List.of(image, workloads, spec)).output());
 
@@ -75,6 +77,10 @@ class Arm64ExperimentTest {
         // (which the guest writes through the emulated UART: MMIO exits to jkvm inside the window)
         assertTrue(first.output().contains("kvm-windows 8\n"), "KVM statistics over the workload in every run:\n" + first.output());
         assertTrue(first.output().contains("kvm-mmio 8\n"), "MMIO exits counted in every run:\n" + first.output());
+        // the guest's JKVM-GUEST-STATS lines around each workload; 4 vCPUs on one CPU: the guest saw time stolen
+        assertTrue(first.output().contains("guest-windows 8\n"), "the guest's counters in every run:\n" + first.output());
+        assertTrue(first.output().contains("guest-steal 8\n"), "steal time in every run's guest counters:\n" + first.output());
+        assertTrue(first.output().contains("Workload     variant  steal %  run delay ms/s"), "the report's guest table:\n" + first.output());
 
         Steps.Step again = out.get("again");
         assertTrue(again != null, out.keySet().toString());
