@@ -23,6 +23,7 @@ import org.jkvm.experiment.MedianInterval;
 import org.jkvm.vmm.profile.Category;
 import org.jkvm.vmm.profile.CategoryRules;
 import org.jkvm.vmm.profile.FoldedLine;
+import org.jkvm.vmm.profile.ProfileFiles;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and its kernel samples with their callers from the frame records (kernel PCs stay hex: the
  * Debian kernel's System.map is a stub); the project's kernel, named by its own System.map,
  * running a lock-heavy workload leaves categories that match the rule table applied to its
- * folded stacks and a flame graph of them; and the profiler's cost on a workload's throughput,
+ * folded stacks and a flame graph of them; an experiment whose one variant says
+ * {@code "profile": "on"} leaves that variant's profile under {@code --out} and none for the
+ * other; and the profiler's cost on a workload's throughput,
  * measured with and without {@code --profile} in interleaved runs.
  * The host's output is kept in target/Arm64ProfilerTest.out.
  */
@@ -61,7 +64,7 @@ class Arm64ProfilerTest {
         Path built = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
         // the guest fixture's files have the same names: these go in as their own
         Path pvImage = Files.copy(built, tmp.resolve("pvImage"));
-        Path pvMap = Files.copy(built.resolveSibling("System.map"), tmp.resolve("pv.map"));
+        Path pvMap = Files.copy(built.resolveSibling("System.map"), tmp.resolve("System.map"));
         Path workloads = Files.copy(Path.of(BuildScript.output("guest/workloads/build", "JKVM_WORKLOADS_INITRD", "--quiet")),
                 tmp.resolve("workloads.cpio.gz"));
         String loop = "(while :; do :; done) & p=$!; sleep 15; kill $p";
@@ -72,9 +75,21 @@ class Arm64ProfilerTest {
                 .step("linux", GuestFixture.jkvmRun("--cpus 2 --memory 512M --timeout 600 --profile --profile-out l.d",
                         GuestFixture.command(loop)) + "; rc=$?; echo FOLDED; cat l.d/profile.folded; exit $rc")
                 .step("lock", JKVM + " run --kernel pvImage --initrd workloads.cpio.gz --cpus 2 --pin 0 --memory 512M"
-                        + " --timeout 600 --profile --symbols pv.map --profile-out lock.d --cmdline 'console=ttyS0 panic=-1 quiet"
+                        + " --timeout 600 --profile --symbols System.map --profile-out lock.d --cmdline 'console=ttyS0 panic=-1 quiet"
                         + " jkvm.workload=mmap-shared jkvm.workers=4 jkvm.seconds=8'; rc=$?; echo CATEGORIES; cat lock.d/categories.csv;"
                         + " echo FOLDED; cat lock.d/profile.folded; echo SVG; gzip -c lock.d/flame.svg | base64 -w0; echo; exit $rc");
+        Path spec = Files.writeString(tmp.resolve("prof.json"), """
+                {
+                  "name": "prof",
+                  "guest": { "kernel": "pvImage", "initrd": "workloads.cpio.gz" },
+                  "vcpus": 2, "memory": "256M", "pin": "0",
+                  "workloads": [ { "name": "cpu", "workers": 2, "seconds": 2 } ],
+                  "variants": [ { "name": "plain", "pvlock": "off" }, { "name": "sampled", "pvlock": "off", "profile": "on" } ],
+                  "repetitions": 1
+                }
+                """);
+        steps.step("experiment", "java -jar jkvm.jar experiment run prof.json --out pout && find pout/profiles -type f | sort"
+                + " && grep -c '\"profile_hz\":99' prof.results.jsonl && grep '^all,' pout/profiles/cpu/sampled/1/categories.csv");
         for (int i = 0; i < 2 * COST_PAIRS; i++) {
             boolean on = i % 4 == 0 || i % 4 == 3; // on off off on: drift over the boot falls on both alike
             steps.step("cost-" + (on ? "on-" : "off-") + i, "java -jar jkvm.jar run --kernel Image --initrd workloads.cpio.gz"
@@ -82,7 +97,7 @@ class Arm64ProfilerTest {
                     + " --cmdline 'console=ttyS0 panic=-1 quiet jkvm.workload=syscall jkvm.workers=2 jkvm.seconds=5'");
         }
         List<Path> files = new ArrayList<>(guest);
-        files.addAll(List.of(hostile, map, pvImage, pvMap, workloads));
+        files.addAll(List.of(hostile, map, pvImage, pvMap, workloads, spec));
         EmulatedArm64Host.Result r = EmulatedArm64Host.run("", Duration.ofMinutes(40), steps.script(), files);
         Files.writeString(Path.of("target", getClass().getSimpleName() + ".out"), r.output());
         assertEquals(0, r.exitCode(), "the emulated host itself failed:\n" + r.output());
@@ -126,6 +141,14 @@ class Arm64ProfilerTest {
         categoriesFollowTheRules(lock.output());
         flameGraphDrawsTheFoldedStacks(lock.output());
         System.err.println("lock-heavy profile (project kernel, mmap-shared, 2 vCPUs on 1 host CPU):\n" + profileLines(lock.output()));
+
+        Steps.Step experiment = Steps.require(out, "experiment");
+        assertEquals(0, experiment.exitCode(), experiment.output());
+        assertTrue(experiment.output().contains("pout/profiles/cpu/sampled/1/" + ProfileFiles.CATEGORIES + "\n"
+                + "pout/profiles/cpu/sampled/1/" + ProfileFiles.FLAME_GRAPH + "\n"
+                + "pout/profiles/cpu/sampled/1/" + ProfileFiles.FOLDED + "\n1\n"),
+                "the profiled variant's files, none for the other, one result saying so:\n" + experiment.output());
+        assertTrue(Pattern.compile("(?m)^all,user,[1-9]").matcher(experiment.output()).find(), experiment.output());
 
         cost(out);
     }
