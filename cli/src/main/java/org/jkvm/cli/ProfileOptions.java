@@ -24,9 +24,6 @@ import picocli.CommandLine.Option;
  * symbols, and where its files go; and what the run prints and writes for them.
  */
 final class ProfileOptions {
-    /** What --profile-out gets. */
-    private static final List<String> FILES = List.of(ProfileFiles.FOLDED, ProfileFiles.CATEGORIES, ProfileFiles.FLAME_GRAPH);
-
     @Option(names = "--profile", paramLabel = "HZ", arity = "0..1", fallbackValue = "99",
             converter = Converters.WholeNumber.class,
             description = "Sample where each vCPU is, HZ times per second of its thread's CPU time (default 99 when"
@@ -67,7 +64,7 @@ final class ProfileOptions {
     void addOutputs(Map<Path, String> outputs) {
         if (out == null) return;
         outputs.put(out, "--profile-out");
-        for (String name : FILES) outputs.put(out.resolve(name), "--profile-out");
+        for (String name : ProfileFiles.NAMES) outputs.put(out.resolve(name), "--profile-out");
     }
 
     /** Adds --symbols, if given, to what the run reads. */
@@ -77,7 +74,7 @@ final class ProfileOptions {
 
     /** --profile-out's files claimed before boot, or null. */
     ClaimedFolder claimOut() {
-        return out == null ? null : ClaimedFolder.claim("--profile-out", out, FILES);
+        return out == null ? null : ClaimedFolder.claim("--profile-out", out, ProfileFiles.NAMES);
     }
 
     /** The profiler to attach, if --profile was given. */

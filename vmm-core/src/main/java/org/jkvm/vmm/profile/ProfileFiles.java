@@ -1,6 +1,7 @@
 package org.jkvm.vmm.profile;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,6 +15,8 @@ public final class ProfileFiles {
     public static final String CATEGORIES = "categories.csv";
     /** {@link FlameGraphSvg}'s drawing of the folded stacks. */
     public static final String FLAME_GRAPH = "flame.svg";
+    /** All of them, in the order above. */
+    public static final List<String> NAMES = List.of(FOLDED, CATEGORIES, FLAME_GRAPH);
 
     private ProfileFiles() {}
 
