@@ -11,7 +11,9 @@ import java.util.Optional;
 import org.jkvm.vmm.kvmstats.KvmStatsWindow;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.VmExtension;
+import org.jkvm.vmm.profile.CategoryRollup;
 import org.jkvm.vmm.profile.GuestProfiler;
+import org.jkvm.vmm.profile.ProfileFiles;
 import org.jkvm.vmm.profile.ProfileReport;
 import org.jkvm.vmm.profile.SymbolTable;
 
@@ -19,12 +21,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code jkvm run}'s guest-profiler options (a picocli mixin): whether to sample, against which
- * symbols, and where the folded stacks go; and what the run prints and writes for them.
+ * symbols, and where its files go; and what the run prints and writes for them.
  */
 final class ProfileOptions {
-    /** Top symbols shown per vCPU and in total. */
-    static final int TOP = 10;
-
     @Option(names = "--profile", paramLabel = "HZ", arity = "0..1", fallbackValue = "99",
             converter = Converters.WholeNumber.class,
             description = "Sample where each vCPU is, HZ times per second of its thread's CPU time (default 99 when"
@@ -35,8 +34,10 @@ final class ProfileOptions {
             description = "The guest's symbols for --profile: a kernel's System.map, a /proc/kallsyms dump or nm output.")
     private Path symbols;
 
-    @Option(names = "--profile-out", paramLabel = "FILE",
-            description = "Write --profile's samples as folded stacks (vcpuN;symbol count), for flame-graph tools.")
+    @Option(names = "--profile-out", paramLabel = "DIR",
+            description = "Write --profile's results into DIR (made if missing): " + ProfileFiles.FOLDED + " (folded stacks,"
+                    + " vcpuN;caller;...;symbol count, for flame-graph tools), " + ProfileFiles.CATEGORIES
+                    + " (the categories per vCPU and in total) and " + ProfileFiles.FLAME_GRAPH + ".")
     private Path out;
 
     /** Whether --profile was given. */
@@ -59,9 +60,11 @@ final class ProfileOptions {
         }
     }
 
-    /** Adds --profile-out, if given, to what the run writes. */
+    /** Adds --profile-out and the files it gets, if given, to what the run writes. */
     void addOutputs(Map<Path, String> outputs) {
-        if (out != null) outputs.put(out, "--profile-out");
+        if (out == null) return;
+        outputs.put(out, "--profile-out");
+        for (String name : ProfileFiles.NAMES) outputs.put(out.resolve(name), "--profile-out");
     }
 
     /** Adds --symbols, if given, to what the run reads. */
@@ -69,9 +72,9 @@ final class ProfileOptions {
         if (symbols != null) inputs.put(symbols, "the --symbols file");
     }
 
-    /** --profile-out claimed before boot, or null. */
-    ClaimedOutput claimOut() {
-        return out == null ? null : ClaimedOutput.claim("--profile-out", out);
+    /** --profile-out's files claimed before boot, or null. */
+    ClaimedFolder claimOut() {
+        return out == null ? null : ClaimedFolder.claim("--profile-out", out, ProfileFiles.NAMES);
     }
 
     /** The profiler to attach, if --profile was given. */
@@ -79,12 +82,13 @@ final class ProfileOptions {
         return enabled() ? List.of(GuestProfiler.attaching(hz)) : List.of();
     }
 
-    /** After the run: the report on stderr and the folded stacks in --profile-out. */
-    void report(Launch launch, Optional<SymbolTable> table, KvmStatsWindow kvm, PrintWriter err, ClaimedOutput folded)
+    /** After the run: the report on stderr and its files in --profile-out. */
+    void report(Launch launch, Optional<SymbolTable> table, KvmStatsWindow kvm, PrintWriter err, ClaimedFolder files)
             throws IOException {
         if (!enabled()) return;
-        ProfileReport r = ProfileReport.of(launch.extension(GuestProfiler.class).profile(), table, TOP);
-        ProfileText.print(err, r, kvm);
-        if (folded != null) folded.write(String.join("\n", r.folded()) + (r.folded().isEmpty() ? "" : "\n"));
+        ProfileReport r = ProfileReport.of(launch.extension(GuestProfiler.class).profile(), table, ProfileReport.DEFAULT_TOP);
+        CategoryRollup categories = CategoryRollup.of(r);
+        ProfileText.print(err, r, categories, kvm);
+        if (files != null) files.write(ProfileFiles.of(r, categories, "jkvm run --profile=" + hz));
     }
 }

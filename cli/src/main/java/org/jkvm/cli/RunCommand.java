@@ -164,7 +164,7 @@ final class RunCommand implements Callable<Integer> {
         List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock, pvlockSample)));
         attach.addAll(profile.attach());
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
-             ClaimedOutput folded = profile.claimOut();
+             ClaimedFolder profiled = profile.claimOut();
              ClaimedOutput results = claimResults();
              ClaimedOutput recorded = record.claim();
              FlightRecording recording = record.start();
@@ -188,7 +188,7 @@ final class RunCommand implements Callable<Integer> {
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
             RunReport run = launch.run();
             RunSummary.print(err, run, pvLock);
-            profile.report(launch, symbols, run.kvm(), err, folded);
+            profile.report(launch, symbols, run.kvm(), err, profiled);
             RecordOption.write(recording, recorded);
             if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
             if (results != null) {

@@ -3,7 +3,9 @@ package org.jkvm.cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
+import org.jkvm.vmm.profile.ProfileFiles;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,5 +59,23 @@ class ProfileOptionsTest {
         Path none = dir.resolve("none.map");
         assertEquals("--symbols " + none + ": no such file",
                 assertThrows(UserError.class, () -> parse("--profile", "--symbols", none.toString()).check()).getMessage());
+    }
+
+    @Test
+    void profileOutIsAFolderMadeIfMissingWithItsThreeFilesClaimed(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("prof");
+        try (ClaimedFolder claimed = parse("--profile", "--profile-out", out.toString()).claimOut()) {
+            assertTrue(Files.isDirectory(out));
+            claimed.write(Map.of(ProfileFiles.FOLDED, "vcpu0;[user] 1\n", ProfileFiles.CATEGORIES, "c\n",
+                    ProfileFiles.FLAME_GRAPH, "<svg/>\n"));
+        }
+        try (var files = Files.list(out)) {
+            assertEquals(List.of(ProfileFiles.CATEGORIES, ProfileFiles.FLAME_GRAPH, ProfileFiles.FOLDED),
+                    files.map(f -> f.getFileName().toString()).sorted().toList(), "the three files and no claim left behind");
+        }
+        assertEquals("vcpu0;[user] 1\n", Files.readString(out.resolve(ProfileFiles.FOLDED)));
+        Path file = Files.writeString(dir.resolve("file"), "");
+        assertEquals("--profile-out " + file + ": not a folder",
+                assertThrows(UserError.class, () -> parse("--profile", "--profile-out", file.toString()).claimOut()).getMessage());
     }
 }

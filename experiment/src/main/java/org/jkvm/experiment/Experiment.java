@@ -28,6 +28,8 @@ public final class Experiment implements AutoCloseable {
     private static final String CHART = "chart.svg";
     private static final String CSV = "results.csv";
     private static final String CELLS = "cells.csv";
+    /** The folder under the report's where profiled runs leave their files ({@link ExperimentRunner}). */
+    public static final String PROFILES = "profiles";
 
     private final ExperimentSpec spec;
     private final RunMatrix matrix;

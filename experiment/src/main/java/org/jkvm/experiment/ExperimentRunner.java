@@ -1,6 +1,9 @@
 package org.jkvm.experiment;
 
 import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,9 +17,16 @@ import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockTotals;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.config.VmConfig;
+import org.jkvm.vmm.io.OutputFile;
 import org.jkvm.vmm.kvmstats.KvmStatsWindow;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
+import org.jkvm.vmm.launch.VmExtension;
+import org.jkvm.vmm.profile.CategoryRollup;
+import org.jkvm.vmm.profile.GuestProfiler;
+import org.jkvm.vmm.profile.ProfileFiles;
+import org.jkvm.vmm.profile.ProfileReport;
+import org.jkvm.vmm.profile.SymbolTable;
 import org.jkvm.vmm.vcpu.ThreadSchedStat;
 import org.jkvm.vmm.vcpu.VcpuStats;
 
@@ -25,16 +35,25 @@ import org.jkvm.vmm.vcpu.VcpuStats;
  * this process (all of them at once, each on its own vCPU threads, pinned as the variant says),
  * reads each guest's RESULT line from its console, and collects the host-side statistics,
  * KVM's own ({@link RunKvmStats}, over the workload's window where the guests mark it) and the
- * guests' own counters over their workload ({@link RunGuestStats}).
+ * guests' own counters over their workload ({@link RunGuestStats}). A run
+ * the spec profiles ({@link ExperimentSpec#profiled}) also carries {@link GuestProfiler} at
+ * {@link ExperimentSpec#PROFILE_HZ} and leaves {@link ProfileFiles} in
+ * {@code <profiles>/<run id>/} ({@code vm<i>/} below it when a run has several VMs), named
+ * against the {@link ExperimentSpec#SYSTEM_MAP} beside the kernel where there is one; its
+ * result says {@code "profile_hz"} among the host figures.
  */
 public final class ExperimentRunner {
+    private static final System.Logger LOG = System.getLogger(ExperimentRunner.class.getName());
+
     private final Kvm kvm;
     private final ExperimentSpec spec;
+    private final Path profiles;
 
-    /** Runs {@code spec}'s cells on {@code kvm}. */
-    public ExperimentRunner(Kvm kvm, ExperimentSpec spec) {
+    /** Runs {@code spec}'s cells on {@code kvm}; profiled runs write into {@code profiles}. */
+    public ExperimentRunner(Kvm kvm, ExperimentSpec spec, Path profiles) {
         this.kvm = kvm;
         this.spec = spec;
+        this.profiles = profiles;
     }
 
     /** One VM's part of a run: its launch, console, and report once it has ended. */
@@ -60,10 +79,16 @@ public final class ExperimentRunner {
         Map<String, Number> host = new LinkedHashMap<>();
         try {
             VmConfig config = spec.vmConfig(v, run.workload());
+            boolean profiled = spec.profiled(run);
+            List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(v.pvlock())));
+            if (profiled) {
+                attach.add(GuestProfiler.attaching(ExperimentSpec.PROFILE_HZ));
+                host.put("profile_hz", ExperimentSpec.PROFILE_HZ);
+            }
             for (int i = 0; i < spec.vms(); i++) {
                 VmRun r = new VmRun();
                 vms.add(r);
-                r.launch = Launch.prepare(kvm, config, r.console, List.of(PvLockDevice.attaching(v.pvlock())));
+                r.launch = Launch.prepare(kvm, config, r.console, attach);
                 r.console.watch(r.launch.kvmStatistics()::snapshot);
             }
             List<Thread> threads = new ArrayList<>();
@@ -80,6 +105,7 @@ public final class ExperimentRunner {
             vms.getFirst().report.guestKernel().ifPresent(g -> kernels.put("guest", g));
             double wall = (System.nanoTime() - t0) / 1e9;
             collect(host, vms);
+            if (profiled) writeProfiles(run, vms);
             RunKvmStats kvmStats = kvmStats(vms);
             RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(r -> r.console.text()).toList());
             List<GuestResult> results = new ArrayList<>();
@@ -102,6 +128,31 @@ public final class ExperimentRunner {
         } finally {
             for (VmRun r : vms) {
                 if (r.launch != null) r.launch.close();
+            }
+        }
+    }
+
+    /** Each VM's profile files; a profile that cannot be written is logged and leaves the run's result as it is. */
+    private void writeProfiles(Run run, List<VmRun> vms) {
+        Path map = spec.systemMap(run.variant());
+        Optional<SymbolTable> symbols = Optional.empty();
+        try {
+            if (Files.isRegularFile(map)) symbols = Optional.of(SymbolTable.read(map));
+        } catch (IOException | IllegalArgumentException e) {
+            LOG.log(Level.WARNING, run.id() + ": profile symbols " + map + " unreadable, PCs stay addresses: " + e.getMessage());
+        }
+        for (int i = 0; i < vms.size(); i++) {
+            Path dir = profiles.resolve(run.id());
+            if (vms.size() > 1) dir = dir.resolve("vm" + i);
+            try {
+                ProfileReport report = ProfileReport.of(vms.get(i).launch.extension(GuestProfiler.class).profile(), symbols,
+                        ProfileReport.DEFAULT_TOP);
+                Files.createDirectories(dir);
+                for (Map.Entry<String, String> f : ProfileFiles.of(report, CategoryRollup.of(report), run.id()).entrySet()) {
+                    OutputFile.write(dir.resolve(f.getKey()), f.getValue());
+                }
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, run.id() + ": writing its profile to " + dir + " failed: " + e);
             }
         }
     }

@@ -62,6 +62,12 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
     /** The most runs a spec may ask for, warm-up included: at seconds each, a million are months of machine time. */
     public static final long MAX_RUNS = 1_000_000;
 
+    /** Samples per second of each vCPU's CPU time in a profiled run (as {@code jkvm run --profile}'s default). */
+    public static final int PROFILE_HZ = 99;
+
+    /** Where a profiled run looks for its guest kernel's symbols: beside the Image, as kernel/build leaves them. */
+    public static final String SYSTEM_MAP = "System.map";
+
     /** The kernel arguments jkvm puts before the spec's: the console, reboot on panic, a quiet boot. */
     public static final String JKVM_CMDLINE = "console=ttyS0 panic=-1 quiet";
 
@@ -87,8 +93,9 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      * @param label   its name in run ids and reports (default: name; unique in the spec)
      * @param workers processes/threads the guest starts
      * @param seconds how long the guest runs it
+     * @param profile its runs are profiled ({@link #profiled}); off unless the spec says on
      */
-    public record Workload(String name, String label, int workers, int seconds) {
+    public record Workload(String name, String label, int workers, int seconds, boolean profile) {
         /** The kernel arguments that make the guest run this workload. */
         public String guestArgs() {
             return "jkvm.workload=" + name + " jkvm.workers=" + workers + " jkvm.seconds=" + seconds;
@@ -109,9 +116,10 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      * @param pin            CPU list override (normalised), or null for the spec's
      * @param cmdline        guest kernel arguments of this variant only (e.g. {@code nopvlock}: the same host in both arms,
      *                       the guest with and without its PV lock), put after the spec's; or null
+     * @param profile        its runs are profiled ({@link #profiled}); off unless the spec says on
      */
     public record Variant(String name, PvLockMode pvlock, boolean stealTime, boolean pmu, Path kernel, String hostKernelArgs,
-                          int vcpus, String pin, String cmdline) {}
+                          int vcpus, String pin, String cmdline, boolean profile) {}
 
     /** Reads and validates a spec; relative paths are resolved against the spec's folder. */
     public static ExperimentSpec load(Path file) throws IOException {
@@ -196,6 +204,19 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
     /** The guest kernel for a variant. */
     public Path kernel(Variant v) {
         return v.kernel() != null ? v.kernel() : guest.kernel();
+    }
+
+    /**
+     * Whether a run samples its guest with the profiler: when its variant or its workload says
+     * {@code "profile": "on"}. Profiling costs the vCPU threads time, so throughput runs leave it off.
+     */
+    public boolean profiled(Run run) {
+        return run.variant().profile() || run.workload().profile();
+    }
+
+    /** The symbols for a variant's profiles: the {@link #SYSTEM_MAP} beside its kernel. */
+    public Path systemMap(Variant v) {
+        return kernel(v).resolveSibling(SYSTEM_MAP);
     }
 
     /** The files every run reads: the guest kernel, the initrd, and the variants' own kernels, each once. */

@@ -36,6 +36,7 @@ public final class ReportText {
             if (v.kernel() != null) sb.append(", kernel ").append(v.kernel().getFileName());
             if (v.hostKernelArgs() != null) sb.append(", host ").append(v.hostKernelArgs());
             if (v.cmdline() != null) sb.append(", guest ").append(v.cmdline());
+            if (v.profile()) sb.append(", profiled (its throughput pays the profiler's cost)");
             sb.append('\n');
         }
         sb.append("mean ± sample stdev over the runs; % = change against the base, + is better (of the mean / of the median)");

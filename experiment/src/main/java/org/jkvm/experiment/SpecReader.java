@@ -34,9 +34,9 @@ final class SpecReader {
     private static final List<String> TOP = List.of("name", "guest", "vcpus", "memory", "pin", "vms", "workloads",
             "variants", "reference", "repetitions", "warmup", "timeout");
     private static final List<String> GUEST = List.of("kernel", "initrd", "cmdline");
-    private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds");
+    private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds", "profile");
     private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "pmu", "kernel",
-            "host_kernel_args", "vcpus", "pin", "cmdline");
+            "host_kernel_args", "vcpus", "pin", "cmdline", "profile");
     private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
 
@@ -192,7 +192,8 @@ final class SpecReader {
                             + first.line() + "); give one a \"label\" to tell them apart");
                 }
             }
-            if (name != null && label != null) out.add(new Workload(name, label, workers, seconds));
+            boolean profile = onOff(o, path, "profile", false);
+            if (name != null && label != null) out.add(new Workload(name, label, workers, seconds, profile));
         }
         if (a.items().isEmpty()) error(a.pos(), "workloads", "the list is empty; name at least one workload");
         return out;
@@ -250,8 +251,9 @@ final class SpecReader {
             Member pinM = o.members().get("pin");
             String pin = pinM == null ? null : cpus(placed(at(path, "pin"), pinM.value()), at(path, "pin"));
             String cmdline = guestArgs(o.members().get("cmdline"), at(path, "cmdline"));
+            boolean profile = onOff(o, path, "profile", false);
             if (name != null && pvlock != null) {
-                out.add(new Variant(name, pvlock, steal, pmu, kernel, host == null ? null : host.strip(), vcpus, pin, cmdline));
+                out.add(new Variant(name, pvlock, steal, pmu, kernel, host == null ? null : host.strip(), vcpus, pin, cmdline, profile));
             }
         }
         return base != null ? base : first;

@@ -75,8 +75,8 @@ class SpecTest {
         assertEquals("1G", s.memoryText());
         assertEquals("0-1", s.pin());
         assertEquals(2, s.vms());
-        assertEquals(List.of(new Workload("hackbench", "hackbench", 8, 5), new Workload("hackbench", "hackbench-32", 32, 5),
-                new Workload("cpu", "cpu", 4, 3)), s.workloads());
+        assertEquals(List.of(new Workload("hackbench", "hackbench", 8, 5, false),
+                new Workload("hackbench", "hackbench-32", 32, 5, false), new Workload("cpu", "cpu", 4, 3, false)), s.workloads());
         assertEquals(List.of("pv-user", "pv-off", "new-kernel", "ref"), s.variants().stream().map(Variant::name).toList());
         assertEquals("pv-off", s.base());
         assertEquals("ref", s.reference());
@@ -207,8 +207,24 @@ class SpecTest {
     }
 
     @Test
+    void aVariantOrAWorkloadIsProfiledOnlyWhenItSaysSo() {
+        ExperimentSpec off = ExperimentSpec.parse(minimal("", ""), Path.of("m.json"), false, Map.of());
+        assertTrue(RunMatrix.of(off).runs().stream().noneMatch(off::profiled), "throughput runs are not profiled by default");
+        ExperimentSpec variant = ExperimentSpec.parse(minimal("", ", \"profile\": \"on\""), Path.of("m.json"), false, Map.of());
+        assertEquals(List.of("a"), RunMatrix.of(variant).runs().stream().filter(variant::profiled).map(r -> r.variant().name())
+                .distinct().toList());
+        ExperimentSpec workload = ExperimentSpec.parse(minimal("", "").replace("\"seconds\": 1 }", "\"seconds\": 1, \"profile\": true }"),
+                Path.of("m.json"), false, Map.of());
+        assertTrue(RunMatrix.of(workload).runs().stream().allMatch(workload::profiled));
+        ExperimentSpec own = ExperimentSpec.parse(minimal("", ", \"kernel\": \"/g/Image\""), Path.of("m.json"), false, Map.of());
+        assertEquals(Path.of("/g/System.map"), own.systemMap(own.variant("a")), "the symbols beside the variant's kernel");
+        assertEquals(Path.of("System.map").toAbsolutePath(), own.systemMap(own.variant("b")).toAbsolutePath());
+        assertEquals(List.of("7:60 variants[0].profile: \"yes\" is not one of on, off"), errors(minimal("", ", \"profile\": \"yes\"")));
+    }
+
+    @Test
     void unknownFieldsInVariantsAreErrors() {
-        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, kernel, host_kernel_args, vcpus, pin, cmdline"),
+        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, kernel, host_kernel_args, vcpus, pin, cmdline, profile"),
                 errors(minimal("", ", \"pv_lock\": \"off\"")));
     }
 

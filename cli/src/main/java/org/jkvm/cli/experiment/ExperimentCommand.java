@@ -86,10 +86,11 @@ public final class ExperimentCommand implements Callable<Integer> {
             out.printf("%s: %d workloads x %d variants x (%d + %d warm-up) = %d runs%n", s.name(), s.workloads().size(),
                     s.variants().size(), s.repetitions(), s.warmup(), s.runCount());
             for (Variant v : s.variants()) {
-                out.printf(Locale.ROOT, "  %s%s%s: pvlock %s, steal time %s, %d vCPUs x %d VM(s) on %s (overcommit %.2fx)%s%s%n",
+                out.printf(Locale.ROOT, "  %s%s%s: pvlock %s, steal time %s, %d vCPUs x %d VM(s) on %s (overcommit %.2fx)%s%s%s%n",
                         v.name(), v.name().equals(s.base()) ? " [base]" : "", v.name().equals(s.reference()) ? " [reference]" : "",
                         v.pvlock().cliName(), v.stealTime() ? "on" : "off", s.vcpus(v), s.vms(), s.pin(v), s.overcommit(v),
-                        v.pmu() ? ", guest PMU" : "", v.hostKernelArgs() == null ? "" : ", host " + v.hostKernelArgs());
+                        v.pmu() ? ", guest PMU" : "", v.hostKernelArgs() == null ? "" : ", host " + v.hostKernelArgs(),
+                        v.profile() ? ", profiled" : "");
             }
             return 0;
         }
@@ -177,7 +178,9 @@ public final class ExperimentCommand implements Callable<Integer> {
     @Command(name = "run", mixinStandardHelpOptions = true,
             description = {"Run every pending run of the matrix on this arm64 host (boots the VMs in this process),"
                     + " appending each result as it finishes; interrupted, it resumes where it stopped. Then writes"
-                    + " report.txt, chart.svg, results.csv and cells.csv to --out and prints the report."})
+                    + " report.txt, chart.svg, results.csv and cells.csv to --out and prints the report. Runs whose variant or"
+                    + " workload has \"profile\": \"on\" are profiled: their files go to --out's " + Experiment.PROFILES
+                    + "/<workload>/<variant>/<run>/."})
     static final class RunCmd implements Callable<Integer> {
         @Spec
         CommandSpec cs;
@@ -216,7 +219,7 @@ public final class ExperimentCommand implements Callable<Integer> {
                         booted.isEmpty() ? "none of them" : "'" + HostKernelArgs.text(booted) + "'"));
                 int total = ex.matrix().size();
                 Progress progress = new Progress(err, total, total - notDone.size(), pending.size());
-                ExperimentRunner runner = new ExperimentRunner(kvm, ex.spec());
+                ExperimentRunner runner = new ExperimentRunner(kvm, ex.spec(), dir.resolve(Experiment.PROFILES));
                 for (Run r : pending) {
                     progress.starting(r);
                     RunResult result = runner.run(r);

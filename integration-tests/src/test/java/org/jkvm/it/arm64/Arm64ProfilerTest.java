@@ -1,17 +1,33 @@
 package org.jkvm.it.arm64;
 
+import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.GZIPInputStream;
 
+import javax.xml.parsers.DocumentBuilderFactory;
+
+import org.jkvm.experiment.Direction;
+import org.jkvm.experiment.MedianInterval;
+import org.jkvm.vmm.profile.Category;
+import org.jkvm.vmm.profile.CategoryRules;
+import org.jkvm.vmm.profile.FoldedLine;
+import org.jkvm.vmm.profile.ProfileFiles;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.NodeList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,31 +37,68 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * CPUs spin in known places (guest/hostile's spin mode: CPU 0 in {@code main}, the others in
  * {@code attack}, where the compiler inlined the spin loop) shows them on top, named from an
  * {@code nm} map (vCPU 0's thread also handles the guest's console output: that CPU shows as
- * {@code [jkvm]}); and a Linux guest running a shell loop shows user time as {@code [user]}
+ * {@code [jkvm]}); a Linux guest running a shell loop shows user time as {@code [user]}
  * and its kernel samples with their callers from the frame records (kernel PCs stay hex: the
- * Debian kernel's System.map is a stub).
+ * Debian kernel's System.map is a stub); the project's kernel, named by its own System.map,
+ * running a lock-heavy workload leaves categories that match the rule table applied to its
+ * folded stacks and a flame graph of them; an experiment whose one variant says
+ * {@code "profile": "on"} leaves that variant's profile under {@code --out} and none for the
+ * other; and the profiler's cost on a workload's throughput,
+ * measured with and without {@code --profile} in interleaved runs.
  * The host's output is kept in target/Arm64ProfilerTest.out.
  */
 @Tag("arm64")
 class Arm64ProfilerTest {
     private static final String JKVM = "java --enable-native-access=ALL-UNNAMED -jar jkvm.jar";
+    /** Pairs of cost runs, with and without --profile. */
+    private static final int COST_PAIRS = 5;
+    private static final Pattern RESULT = Pattern.compile("(?m)^RESULT syscall ([0-9.]+) ");
+    private static final Pattern SAMPLE_COST = Pattern.compile("each cost its vCPU thread ([0-9.]+) us \\(median");
 
     @Test
-    void spinningCpusShowTheirSymbolOnTopAndUserTimeShowsAsUser() throws Exception {
+    void spinningCpusShowTheirSymbolOnTopAndUserTimeShowsAsUser(@TempDir Path tmp) throws Exception {
         EmulatedArm64Host.requireOrSkip();
         List<Path> guest = GuestFixture.filesOrSkip();
         Path hostile = Path.of(BuildScript.output("guest/hostile/build", "JKVM_HOSTILE"));
         Path map = nmMap(hostile.resolveSibling("hostile.elf"));
+        Path built = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
+        // the guest fixture's files have the same names: these go in as their own
+        Path pvImage = Files.copy(built, tmp.resolve("pvImage"));
+        Path pvMap = Files.copy(built.resolveSibling("System.map"), tmp.resolve("System.map"));
+        Path workloads = Files.copy(Path.of(BuildScript.output("guest/workloads/build", "JKVM_WORKLOADS_INITRD", "--quiet")),
+                tmp.resolve("workloads.cpio.gz"));
         String loop = "(while :; do :; done) & p=$!; sleep 15; kill $p";
         Steps steps = new Steps()
                 .step("spin", JKVM + " run --kernel hostile.img --memory 64M --cpus 2 --timeout 15"
                         + " --cmdline 'hostile.mode=spin hostile.count=0' --profile=199 --symbols hostile.map"
-                        + " --profile-out spin.folded; rc=$?; echo FOLDED; cat spin.folded; exit $rc")
-                .step("linux", GuestFixture.jkvmRun("--cpus 2 --memory 512M --timeout 600 --profile --profile-out l.folded",
-                        GuestFixture.command(loop)) + "; rc=$?; echo FOLDED; cat l.folded; exit $rc");
+                        + " --profile-out spin.d; rc=$?; echo FOLDED; cat spin.d/profile.folded; exit $rc")
+                .step("linux", GuestFixture.jkvmRun("--cpus 2 --memory 512M --timeout 600 --profile --profile-out l.d",
+                        GuestFixture.command(loop)) + "; rc=$?; echo FOLDED; cat l.d/profile.folded; exit $rc")
+                .step("lock", JKVM + " run --kernel pvImage --initrd workloads.cpio.gz --cpus 2 --pin 0 --memory 512M"
+                        + " --timeout 600 --profile --symbols System.map --profile-out lock.d --cmdline 'console=ttyS0 panic=-1 quiet"
+                        + " jkvm.workload=mmap-shared jkvm.workers=4 jkvm.seconds=8'; rc=$?; echo CATEGORIES; cat lock.d/categories.csv;"
+                        + " echo FOLDED; cat lock.d/profile.folded; echo SVG; gzip -c lock.d/flame.svg | base64 -w0; echo; exit $rc");
+        Path spec = Files.writeString(tmp.resolve("prof.json"), """
+                {
+                  "name": "prof",
+                  "guest": { "kernel": "pvImage", "initrd": "workloads.cpio.gz" },
+                  "vcpus": 2, "memory": "256M", "pin": "0",
+                  "workloads": [ { "name": "cpu", "workers": 2, "seconds": 2 } ],
+                  "variants": [ { "name": "plain", "pvlock": "off" }, { "name": "sampled", "pvlock": "off", "profile": "on" } ],
+                  "repetitions": 1
+                }
+                """);
+        steps.step("experiment", "java -jar jkvm.jar experiment run prof.json --out pout && find pout/profiles -type f | sort"
+                + " && grep -c '\"profile_hz\":99' prof.results.jsonl && grep '^all,' pout/profiles/cpu/sampled/1/categories.csv");
+        for (int i = 0; i < 2 * COST_PAIRS; i++) {
+            boolean on = i % 4 == 0 || i % 4 == 3; // on off off on: drift over the boot falls on both alike
+            steps.step("cost-" + (on ? "on-" : "off-") + i, "java -jar jkvm.jar run --kernel Image --initrd workloads.cpio.gz"
+                    + " --cpus 2 --memory 512M --timeout 600" + (on ? " --profile" : "")
+                    + " --cmdline 'console=ttyS0 panic=-1 quiet jkvm.workload=syscall jkvm.workers=2 jkvm.seconds=5'");
+        }
         List<Path> files = new ArrayList<>(guest);
-        files.addAll(List.of(hostile, map));
-        EmulatedArm64Host.Result r = EmulatedArm64Host.run("", Duration.ofMinutes(15), steps.script(), files);
+        files.addAll(List.of(hostile, map, pvImage, pvMap, workloads, spec));
+        EmulatedArm64Host.Result r = EmulatedArm64Host.run("", Duration.ofMinutes(40), steps.script(), files);
         Files.writeString(Path.of("target", getClass().getSimpleName() + ".out"), r.output());
         assertEquals(0, r.exitCode(), "the emulated host itself failed:\n" + r.output());
         Map<String, Steps.Step> out = Steps.parse(r.output());
@@ -82,6 +135,108 @@ class Arm64ProfilerTest {
                 + linuxFolded.lines().sorted(Comparator.comparingLong(l -> -l.chars().filter(c -> c == ';').count()))
                         .limit(3).reduce("", (a, b) -> a + b + "\n"));
         System.err.println("profiles (emulated arm64 host):\n" + profileLines(spin.output()) + profileLines(linux.output()));
+
+        Steps.Step lock = Steps.require(out, "lock");
+        assertEquals(0, lock.exitCode(), lock.output());
+        categoriesFollowTheRules(lock.output());
+        flameGraphDrawsTheFoldedStacks(lock.output());
+        System.err.println("lock-heavy profile (project kernel, mmap-shared, 2 vCPUs on 1 host CPU):\n" + profileLines(lock.output()));
+
+        Steps.Step experiment = Steps.require(out, "experiment");
+        assertEquals(0, experiment.exitCode(), experiment.output());
+        assertTrue(experiment.output().contains("pout/profiles/cpu/sampled/1/" + ProfileFiles.CATEGORIES + "\n"
+                + "pout/profiles/cpu/sampled/1/" + ProfileFiles.FLAME_GRAPH + "\n"
+                + "pout/profiles/cpu/sampled/1/" + ProfileFiles.FOLDED + "\n1\n"),
+                "the profiled variant's files, none for the other, one result saying so:\n" + experiment.output());
+        assertTrue(Pattern.compile("(?m)^all,user,[1-9]").matcher(experiment.output()).find(), experiment.output());
+
+        cost(out);
+    }
+
+    /** The categories file holds what the rule table makes of the folded stacks, and the real kernel's samples are named. */
+    private static void categoriesFollowTheRules(String output) {
+        String csv = between(output, "CATEGORIES\n", "FOLDED\n");
+        Map<String, Long> expected = new TreeMap<>();
+        long total = 0;
+        for (String line : between(output, "FOLDED\n", "SVG\n").lines().filter(l -> l.startsWith("vcpu")).toList()) {
+            FoldedLine f = FoldedLine.parse(line);
+            Category c = CategoryRules.classify(f.frames().subList(1, f.frames().size()));
+            expected.merge(c.label(), f.count(), Long::sum);
+            total += f.count();
+        }
+        Map<String, Long> written = new TreeMap<>();
+        for (String row : csv.lines().filter(l -> l.startsWith("all,")).toList()) {
+            String[] col = row.split(",");
+            if (Long.parseLong(col[2]) > 0) written.put(col[1], Long.parseLong(col[2]));
+        }
+        assertTrue(total > 0, output);
+        assertEquals(expected, written, "categories.csv against the rules applied to profile.folded:\n" + csv);
+        assertTrue(written.getOrDefault(Category.IDLE.label(), 0L) > 0, "the booting kernel idles, named by its System.map:\n" + csv);
+        assertTrue(written.getOrDefault(Category.USER.label(), 0L) > 0, csv);
+        assertTrue(output.contains("by category"), output);
+    }
+
+    /** flame.svg is a document of titled frames whose root counts every folded sample. */
+    private static void flameGraphDrawsTheFoldedStacks(String output) throws Exception {
+        long total = between(output, "FOLDED\n", "SVG\n").lines().filter(l -> l.startsWith("vcpu"))
+                .mapToLong(l -> FoldedLine.parse(l).count()).sum();
+        String b64 = output.substring(output.indexOf("SVG\n") + 4).lines().findFirst().orElseThrow().strip();
+        byte[] svg;
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(b64)))) {
+            svg = in.readAllBytes();
+        }
+        NodeList titles = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new ByteArrayInputStream(svg))
+                .getElementsByTagName("title");
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < titles.getLength(); i++) names.add(titles.item(i).getTextContent());
+        assertTrue(names.contains("all (" + total + " samples, 100.00%)"), names.subList(0, Math.min(5, names.size())).toString());
+        assertTrue(names.stream().anyMatch(n -> n.startsWith("vcpu1 (")), "both vCPUs drawn");
+        assertTrue(names.stream().anyMatch(n -> List.of("cpu_do_idle", "arch_cpu_idle", "default_idle_call", "do_idle")
+                .contains(n.substring(0, n.indexOf(" (")))), "kernel frames by name");
+        System.err.println("flame.svg: " + svg.length + " bytes, " + names.size() + " frames");
+    }
+
+    /** Throughput with --profile against without, over interleaved runs; and each sample's cost. */
+    private static void cost(Map<String, Steps.Step> out) {
+        List<Double> on = new ArrayList<>();
+        List<Double> off = new ArrayList<>();
+        List<Double> perSample = new ArrayList<>();
+        for (Map.Entry<String, Steps.Step> e : out.entrySet()) {
+            if (!e.getKey().startsWith("cost-")) continue;
+            assertEquals(0, e.getValue().exitCode(), e.getValue().output());
+            Matcher m = RESULT.matcher(e.getValue().output());
+            assertTrue(m.find(), "no RESULT line:\n" + e.getValue().output());
+            boolean profiled = e.getKey().startsWith("cost-on-");
+            (profiled ? on : off).add(Double.parseDouble(m.group(1)));
+            Matcher c = SAMPLE_COST.matcher(e.getValue().output());
+            assertEquals(profiled, c.find(), e.getValue().output());
+            if (profiled) perSample.add(Double.parseDouble(c.group(1)));
+        }
+        assertEquals(COST_PAIRS, on.size());
+        assertEquals(COST_PAIRS, off.size());
+        double[] a = off.stream().mapToDouble(Double::doubleValue).toArray();
+        double[] b = on.stream().mapToDouble(Double::doubleValue).toArray();
+        MedianInterval interval = MedianInterval.of(a, b, Direction.HIGHER);
+        double ratio = median(b) / median(a);
+        System.err.printf(Locale.ROOT, "profiler cost (syscall, 2 workers, 5 s, 2 vCPUs, 99 Hz, %d runs each, interleaved):"
+                + " throughput with --profile %.3f of without (median ratio; 95%% bootstrap interval %.1f%%..%.1f%%, %s);"
+                + " per sample %s us (each run's median); without %s, with %s%n", COST_PAIRS, ratio, interval.low(),
+                interval.high(), interval.verdict(), perSample, off, on);
+        // no bound on the ratio: it is a measurement (README states it), not a property; only that it was made
+        assertTrue(Double.isFinite(interval.low()) && Double.isFinite(interval.high()), "no interval: " + on + " against " + off);
+    }
+
+    private static double median(double[] x) {
+        double[] s = x.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    private static String between(String text, String from, String to) {
+        int a = text.indexOf(from);
+        int b = text.indexOf(to, a + 1);
+        assertTrue(a >= 0 && b > a, "no '" + from.strip() + "' ... '" + to.strip() + "' in:\n" + text);
+        return text.substring(a + from.length(), b);
     }
 
     /** The symbols of the bare-metal guest, as {@code nm} lists them. */

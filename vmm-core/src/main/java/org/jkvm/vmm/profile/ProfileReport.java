@@ -24,6 +24,8 @@ import java.util.TreeMap;
  */
 public record ProfileReport(String symbolisation, List<VcpuProfile> vcpus, List<SymbolShare> total, long samples,
                             LongSummaryStatistics cost, long medianCost, List<String> folded) {
+    /** Top symbols kept per vCPU and in total unless a caller asks for another number. */
+    public static final int DEFAULT_TOP = 10;
     /** Frames of EL0 samples: the guest's user space, not symbolised. */
     public static final String USER = "[user]";
     /** Frames of periods the vCPU thread spent in jkvm (exit handling), outside the guest. */
