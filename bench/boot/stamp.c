@@ -5,11 +5,16 @@
  * ru_maxrss (the same figure as VmHWM in /proc/PID/status just before it exits), and
  * LABEL-matching lines can be timed too.
  *
- * usage: stamp [-t SECS] [-l LINE_SUBSTRING] NAME MARKER COMMAND [ARGS...]
+ * usage: stamp [-t SECS] [-l LINE_SUBSTRING] [-g GUEST_KB] NAME MARKER COMMAND [ARGS...]
  * prints at the end one line:
  *   STAMP NAME first_ms=F line_ms=L marker_ms=M exit_ms=E status=S maxrss_kb=R
  * (-1 for a line that never came; status is the exit code, or 128+signal; -t kills the
  * command with SIGKILL after SECS seconds).
+ * -g GUEST_KB (footprint, for a guest that stays up after its marker): 3 s after the marker,
+ * the VMM's mapping of the guest's RAM (the mapping of GUEST_KB to GUEST_KB + 8 MiB with the
+ * most resident pages, in /proc/PID/smaps) is read, the command gets SIGTERM, and the line
+ * adds " guest_rss_kb=G guest_map_kb=S" (-1 when no mapping matched): G is the guest RAM
+ * actually touched, so maxrss_kb - G is the VMM's own overhead.
  * Built static for arm64 by bench/boot/run-arm64; it runs inside the emulated arm64 host.
  */
 #define _GNU_SOURCE
@@ -30,6 +35,26 @@ static double now_ms(void) {
 }
 
 static pid_t child;
+
+/* The resident kB of the child's mapping of the guest's RAM (see -g), and its size in *size. */
+static long guest_rss_kb(long guest_kb, long *size) {
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/smaps", (int) child);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long best = -1, vma = 0, kb;
+    *size = -1;
+    while (fgets(buf, sizeof buf, f)) {
+        if (sscanf(buf, "Size: %ld kB", &kb) == 1) vma = kb;
+        else if (sscanf(buf, "Rss: %ld kB", &kb) == 1
+                 && vma >= guest_kb && vma <= guest_kb + 8192 && kb > best) {
+            best = kb;
+            *size = vma;
+        }
+    }
+    fclose(f);
+    return best;
+}
 static void on_alarm(int sig) {
     (void) sig;
     if (child > 0) kill(child, SIGKILL);
@@ -38,14 +63,16 @@ static void on_alarm(int sig) {
 int main(int argc, char **argv) {
     int timeout = 0;
     const char *watch = NULL;
+    long guest_kb = 0, guest_rss = -1, guest_map = -1;
     int opt;
-    while ((opt = getopt(argc, argv, "+t:l:")) != -1) {
+    while ((opt = getopt(argc, argv, "+t:l:g:")) != -1) {
         if (opt == 't') timeout = atoi(optarg);
         else if (opt == 'l') watch = optarg;
+        else if (opt == 'g') guest_kb = atol(optarg);
         else return 125;
     }
     if (argc - optind < 3) {
-        fprintf(stderr, "usage: stamp [-t SECS] [-l LINE_SUBSTRING] NAME MARKER COMMAND [ARGS...]\n");
+        fprintf(stderr, "usage: stamp [-t SECS] [-l LINE_SUBSTRING] [-g GUEST_KB] NAME MARKER COMMAND [ARGS...]\n");
         return 125;
     }
     const char *name = argv[optind], *marker = argv[optind + 1];
@@ -83,10 +110,16 @@ int main(int argc, char **argv) {
         double t = now_ms() - t0;
         if (first < 0) first = t;
         if (watch && seen < 0 && strstr(line, watch)) seen = t;
-        if (mark < 0 && strstr(line, marker)) mark = t;
+        int marked = mark < 0 && strstr(line, marker);
+        if (marked) mark = t;
         printf("  | %s", line);
         if (n > 0 && line[n - 1] != '\n') putchar('\n');
         fflush(stdout);
+        if (marked && guest_kb > 0) {
+            sleep(3);
+            guest_rss = guest_rss_kb(guest_kb, &guest_map);
+            kill(child, SIGTERM);
+        }
     }
     int status = 0;
     struct rusage ru;
@@ -94,8 +127,10 @@ int main(int argc, char **argv) {
     while (wait4(child, &status, 0, &ru) < 0 && errno == EINTR) {}
     double end = now_ms() - t0;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    printf("STAMP %s first_ms=%.0f line_ms=%.0f marker_ms=%.0f exit_ms=%.0f status=%d maxrss_kb=%ld\n",
+    printf("STAMP %s first_ms=%.0f line_ms=%.0f marker_ms=%.0f exit_ms=%.0f status=%d maxrss_kb=%ld",
            name, first, seen, mark, end, code, ru.ru_maxrss);
+    if (guest_kb > 0) printf(" guest_rss_kb=%ld guest_map_kb=%ld", guest_rss, guest_map);
+    putchar('\n');
     fflush(stdout);
     return 0;
 }

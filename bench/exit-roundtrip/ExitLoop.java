@@ -1,15 +1,7 @@
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
-
-import com.sun.management.ThreadMXBean;
-
-import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordingFile;
 
 import org.jkvm.kvm.ExitReason;
 import org.jkvm.kvm.Kvm;
@@ -20,14 +12,10 @@ import org.jkvm.kvm.VmFd;
 import org.jkvm.kvm.sys.x86_64.kvm_regs;
 import org.jkvm.kvm.sys.x86_64.kvm_segment;
 import org.jkvm.kvm.sys.x86_64.kvm_sregs;
-import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
 import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.bus.MmioDevice;
-import org.jkvm.vmm.jfr.ExitCountEvents;
-import org.jkvm.vmm.jfr.FlightRecording;
-import org.jkvm.vmm.vcpu.MachineControl;
 import org.jkvm.vmm.vcpu.VcpuLoop;
 
 /**
@@ -101,83 +89,23 @@ public class ExitLoop {
     }
 
     private static void throughVcpuLoop(VcpuFd vcpu, long warmup, long exits, boolean record) throws IOException {
-        StoreCounter counter = new StoreCounter(warmup, exits);
+        MeasuredLoop measured = new MeasuredLoop(warmup, exits);
+        StoreCounter counter = new StoreCounter(measured);
         MmioBus mmio = new MmioBus();
         mmio.register("store-counter", MmioWindow.of(STORE, 0x1000), counter);
         // the guest makes neither hypercalls nor system events: no registers, no event mapping
-        VcpuLoop loop = new VcpuLoop(vcpu, mmio, new HypercallBus(), null, null, counter, null, null);
-        counter.loop = loop;
-        String jfr = "";
-        if (record) {
-            Path file = Files.createTempFile("exit-loop", ".jfr");
-            try (FlightRecording recording = FlightRecording.start();
-                 ExitCountEvents events = ExitCountEvents.watch(() -> List.of(loop.stats()))) {
-                loop.run();
-                events.emit();
-                recording.stopAndDump(file);
-                jfr = ", " + jfrFigures(file, counter);
-            } finally {
-                Files.delete(file);
-            }
-        } else {
-            loop.run();
-        }
-        if (counter.outcome != null) throw new IllegalStateException("the VM ended: " + counter.outcome);
-        System.out.printf("java-%s %.1f ns/exit (%d exits, checksum %d, %.1f ns/exit in jkvm outside KVM_RUN, %.2f B/exit allocated%s)%n",
-                record ? "mmio-record" : "mmio", counter.measured(counter.clock) / exits, exits, counter.sum,
-                counter.measured(counter.outside) / exits, counter.measured(counter.allocated) / exits, jfr);
+        VcpuLoop loop = new VcpuLoop(vcpu, mmio, new HypercallBus(), null, null, measured, null, null);
+        String figures = measured.run(loop, record);
+        System.out.printf("java-%s %s, checksum %d)%n", record ? "mmio-record" : "mmio", figures, counter.sum);
     }
 
-    /** The recording's exit events, and its allocation samples on this (the vCPU's) thread while measured. */
-    private static String jfrFigures(Path file, StoreCounter counter) throws IOException {
-        long thread = Thread.currentThread().threadId();
-        long exitEvents = 0, samples = 0, sampledBytes = 0;
-        for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
-            String name = e.getEventType().getName();
-            if (name.equals("org.jkvm.VcpuExits")) exitEvents++;
-            long at = e.getStartTime().toEpochMilli();
-            if (name.equals("jdk.ObjectAllocationSample") && e.getThread("eventThread") != null
-                    && e.getThread("eventThread").getJavaThreadId() == thread
-                    && at >= counter.wallMillis[1] && at <= counter.wallMillis[2]) {
-                samples++;
-                sampledBytes += e.getLong("weight");
-            }
-        }
-        return exitEvents + " org.jkvm.VcpuExits events, " + samples + " JFR allocation samples on the vCPU thread while measured ("
-                + sampledBytes + " B)";
-    }
-
-    /**
-     * The MMIO device the guest stores to, and the machine that stops after the warm-up and the
-     * measured stores. It marks where the measured ones start and end from inside the one run of
-     * the loop, so the measurement sees the loop as a VM's life does: compiled once, never left.
-     */
-    static final class StoreCounter implements MmioDevice, MachineControl {
-        /**
-         * After which store to mark: halfway through the warm-up (a dry run, so the JIT has seen
-         * a mark before it compiles the loop and the real ones do not deoptimise it), at the
-         * warm-up's end, at the end; the last never comes.
-         */
-        private final long[] marks;
-        private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-        /** At each mark: the clock, the loop's time outside KVM_RUN, the bytes this thread allocated. */
-        final long[] clock = new long[3];
-        final long[] outside = new long[3];
-        final long[] allocated = new long[3];
-        final long[] wallMillis = new long[3];
-        private int marked;
-        VcpuLoop loop;
-        VmOutcome outcome;
-        long stores;
+    /** The MMIO device the guest stores to: sums the values and tells the measurement of each store. */
+    static final class StoreCounter implements MmioDevice {
+        private final MeasuredLoop measured;
         long sum;
 
-        StoreCounter(long warmup, long exits) {
-            marks = new long[] {warmup / 2, warmup, warmup + exits, Long.MAX_VALUE};
-        }
-
-        /** What {@code figure} grew by over the measured stores. */
-        double measured(long[] figure) {
-            return figure[2] - figure[1];
+        StoreCounter(MeasuredLoop measured) {
+            this.measured = measured;
         }
 
         @Override
@@ -187,25 +115,8 @@ public class ExitLoop {
 
         @Override
         public void write(int vcpu, long offset, int size, long value) {
-            stores++;
             sum += value;
-            if (stores == marks[marked]) {
-                clock[marked] = System.nanoTime();
-                outside[marked] = loop.stats().nanosOutside();
-                allocated[marked] = threads.getCurrentThreadAllocatedBytes();
-                wallMillis[marked] = System.currentTimeMillis();
-                marked++;
-            }
-        }
-
-        @Override
-        public boolean stopping() {
-            return marked == 3 || outcome != null;
-        }
-
-        @Override
-        public void finish(VmOutcome o) {
-            if (outcome == null) outcome = o;
+            measured.exited();
         }
     }
 }

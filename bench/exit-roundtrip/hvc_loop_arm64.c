@@ -15,6 +15,9 @@
 #include <sys/mman.h>
 #include <time.h>
 
+/* glibc's <time.h> declares what <linux/time.h> would; jkvm_perf.h includes the uapi header
+ * (for jextract's CLOCK_MONOTONIC), whose struct timeval and itimerspec clash with glibc's. */
+#define _LINUX_TIME_H
 #include "jkvm_aarch64.h"
 
 #define RAM_IPA 0x40000000UL

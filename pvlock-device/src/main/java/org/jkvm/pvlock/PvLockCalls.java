@@ -1,6 +1,7 @@
 package org.jkvm.pvlock;
 
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
+import org.jkvm.vmm.bus.Hypercall;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.HypercallHandler;
 
@@ -8,7 +9,7 @@ import org.jkvm.vmm.bus.HypercallHandler;
  * Answers the two SMCCC calls the SMCCC filter forwards to jkvm: the vendor-hyp features call
  * (the kernel's own bitmap plus the PV-lock bit) and the PV-lock call (the calling vCPU's
  * structure address; in userspace mode the first one starts the preemption tracker). Arguments
- * are ignored, so no argument can confuse it.
+ * are never read (no register access, and no argument can confuse it).
  */
 final class PvLockCalls implements HypercallHandler {
     static final long FEATURES = KvmArm64.ARM_SMCCC_VENDOR_HYP_KVM_FEATURES_FUNC_ID();
@@ -29,16 +30,16 @@ final class PvLockCalls implements HypercallHandler {
     }
 
     @Override
-    public long[] call(int vcpu, long function, long[] args) {
+    public void call(int vcpu, long function, Hypercall call) {
         if (function == FEATURES) {
             stats.featureCall(vcpu);
-            return new long[] {kernelBitmap | PV_LOCK_BIT};
-        }
-        if (function == PV_LOCK) {
+            call.result(0, kernelBitmap | PV_LOCK_BIT);
+        } else if (function == PV_LOCK) {
             stats.pvLockCall(vcpu);
             if (tracker != null) tracker.guestAsked(vcpu);
-            return new long[] {region.address(vcpu)};
+            call.result(0, region.address(vcpu));
+        } else {
+            call.result(0, HypercallBus.NOT_SUPPORTED);
         }
-        return HypercallBus.NOT_SUPPORTED;
     }
 }

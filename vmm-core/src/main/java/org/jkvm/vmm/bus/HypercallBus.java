@@ -10,8 +10,8 @@ import java.lang.System.Logger.Level;
 public final class HypercallBus {
     private static final System.Logger LOG = System.getLogger(HypercallBus.class.getName());
 
-    /** SMCCC's NOT_SUPPORTED (-1) as the only return value. */
-    public static final long[] NOT_SUPPORTED = {-1L};
+    /** SMCCC's NOT_SUPPORTED, the answer to a function nobody owns. */
+    public static final long NOT_SUPPORTED = -1L;
 
     private final RangeBus<HypercallHandler> ranges = new RangeBus<>("SMCCC function id");
 
@@ -25,14 +25,17 @@ public final class HypercallBus {
         return ranges.ranges().stream().map(r -> new long[] {r.base(), r.size()}).toArray(long[][]::new);
     }
 
-    /** Dispatches a call; unknown ids answer {@link #NOT_SUPPORTED}. */
-    public long[] call(int vcpu, long function, long[] args) {
+    /** Dispatches a call; unknown ids get result 0 {@link #NOT_SUPPORTED}. */
+    public void call(int vcpu, long function, Hypercall call) {
         RangeBus.Range<HypercallHandler> r = ranges.find(function);
-        if (r != null) return r.owner().call(vcpu, function, args);
+        if (r != null) {
+            r.owner().call(vcpu, function, call);
+            return;
+        }
         if (ranges.miss() <= RangeBus.LOGGED_MISSES) {
             LOG.log(Level.INFO, "vcpu {0}: unknown hypercall 0x{1}, answered NOT_SUPPORTED", vcpu, Long.toHexString(function));
         }
-        return NOT_SUPPORTED;
+        call.result(0, NOT_SUPPORTED);
     }
 
     /** How many calls no device owned. */

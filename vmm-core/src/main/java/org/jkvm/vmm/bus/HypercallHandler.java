@@ -3,8 +3,8 @@ package org.jkvm.vmm.bus;
 /** The owner of a range of hypercall (on arm64: SMCCC function) ids on the {@link HypercallBus}. */
 public interface HypercallHandler {
     /**
-     * Answers a guest's call of {@code function} with arguments {@code args} (x1.. on arm64)
-     * made on vCPU {@code vcpu}: returns the values for x0, x1, ... (at most four).
+     * Answers a guest's call of {@code function} made on vCPU {@code vcpu}: reads the arguments
+     * it needs from {@code call} and sets at least its result 0.
      */
-    long[] call(int vcpu, long function, long[] args);
+    void call(int vcpu, long function, Hypercall call);
 }

@@ -2,11 +2,11 @@ package org.jkvm.vmm.vcpu;
 
 import org.jkvm.kvm.VcpuFd;
 
-/** How an architecture passes hypercall arguments and results (arm64: x1.. in, x0..x3 out). */
+/** Where an architecture passes hypercall arguments and results (arm64: x1.. in, x0..x3 out). */
 public interface HypercallRegisters {
-    /** The call's arguments. */
-    long[] arguments(VcpuFd vcpu);
+    /** Argument {@code index} of the call (0 is the first after the function id). */
+    long argument(VcpuFd vcpu, int index);
 
-    /** Hands {@code results} back to the guest. */
-    void returnValues(VcpuFd vcpu, long[] results);
+    /** Sets result {@code index} of the call (0 is the first). */
+    void result(VcpuFd vcpu, int index, long value);
 }

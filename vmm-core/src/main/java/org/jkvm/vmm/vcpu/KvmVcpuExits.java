@@ -3,12 +3,14 @@ package org.jkvm.vmm.vcpu;
 import org.jkvm.kvm.ExitReason;
 import org.jkvm.kvm.KvmRun;
 import org.jkvm.kvm.VcpuFd;
+import org.jkvm.vmm.bus.Hypercall;
 
 /**
  * A KVM vCPU's exits: KVM_RUN on its {@link VcpuFd}, the exit's fields read in place from its
- * mapped {@link KvmRun}, hypercall registers where the architecture keeps them.
+ * mapped {@link KvmRun}, a hypercall's registers where the architecture keeps them, each read
+ * or written only when a handler asks.
  */
-final class KvmVcpuExits implements VcpuExits {
+final class KvmVcpuExits implements VcpuExits, Hypercall {
     private final VcpuFd vcpu;
     private final KvmRun run;
     private final HypercallRegisters registers;
@@ -65,13 +67,18 @@ final class KvmVcpuExits implements VcpuExits {
     }
 
     @Override
-    public long[] hypercallArguments() {
-        return registers.arguments(vcpu);
+    public Hypercall hypercall() {
+        return this;
     }
 
     @Override
-    public void returnHypercall(long[] results) {
-        registers.returnValues(vcpu, results);
+    public long argument(int index) {
+        return registers.argument(vcpu, index);
+    }
+
+    @Override
+    public void result(int index, long value) {
+        registers.result(vcpu, index, value);
     }
 
     @Override

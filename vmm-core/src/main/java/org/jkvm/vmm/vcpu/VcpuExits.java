@@ -1,6 +1,7 @@
 package org.jkvm.vmm.vcpu;
 
 import org.jkvm.kvm.ExitReason;
+import org.jkvm.vmm.bus.Hypercall;
 
 /**
  * One vCPU as its {@link VcpuLoop} sees it: enter the guest until it exits, then read that
@@ -36,11 +37,11 @@ public interface VcpuExits {
     /** Hypercall: the function number (on arm64 the SMCCC function id). */
     long hypercallNr();
 
-    /** Hypercall: the call's arguments, where the architecture passes them. */
-    long[] hypercallArguments();
-
-    /** Hypercall: hands {@code results} back to the guest, where the architecture expects them. */
-    void returnHypercall(long[] results);
+    /**
+     * Hypercall: its arguments and results, where the architecture passes them; the same
+     * object for every call of this vCPU.
+     */
+    Hypercall hypercall();
 
     /** System event: its KVM_SYSTEM_EVENT_* type. */
     int systemEventType();

@@ -99,8 +99,7 @@ public final class VcpuLoop implements Runnable {
                         vcpu.setMmioValue(mmio.read(id, vcpu.mmioAddress(), vcpu.mmioLength()));
                     }
                 }
-                case HYPERCALL -> vcpu.returnHypercall(
-                        hypercalls.call(id, vcpu.hypercallNr(), vcpu.hypercallArguments()));
+                case HYPERCALL -> hypercalls.call(id, vcpu.hypercallNr(), vcpu.hypercall());
                 case SYSTEM_EVENT -> machine.finish(systemEvents.outcome(vcpu.systemEventType(), id));
                 case INTR -> {
                     if (listener != null && !machine.stopping()) listener.interrupted(id);

@@ -6,6 +6,8 @@ import java.util.function.Consumer;
 
 import org.jkvm.kvm.ExitReason;
 import org.jkvm.vmm.VmOutcome;
+import org.jkvm.vmm.bus.ArrayHypercall;
+import org.jkvm.vmm.bus.Hypercall;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
 
@@ -33,7 +35,7 @@ public final class ScriptedVcpu implements VcpuExits {
     private int mmioLength;
     private long mmioValue;
     private long hypercallNr;
-    private long[] hypercallArguments;
+    private ArrayHypercall hypercall;
     private int systemEventType;
     private long failEntryReason;
     private int internalSuberror;
@@ -41,7 +43,7 @@ public final class ScriptedVcpu implements VcpuExits {
     private long armNisvEsrIss;
 
     private final List<Long> mmioValuesReturned = new ArrayList<>();
-    private final List<long[]> hypercallResults = new ArrayList<>();
+    private final List<ArrayHypercall> hypercalls = new ArrayList<>();
     private final List<Long> dataAbortsInjected = new ArrayList<>();
 
     /** vCPU {@code id} of {@code machine}. */
@@ -79,10 +81,10 @@ public final class ScriptedVcpu implements VcpuExits {
 
     /** A hypercall of function {@code nr} with {@code arguments}. */
     public ScriptedVcpu hypercall(long nr, long... arguments) {
-        long[] args = arguments.clone();
         return step(ExitReason.HYPERCALL, v -> {
             v.hypercallNr = nr;
-            v.hypercallArguments = args;
+            v.hypercall = new ArrayHypercall(arguments);
+            v.hypercalls.add(v.hypercall);
         });
     }
 
@@ -129,6 +131,15 @@ public final class ScriptedVcpu implements VcpuExits {
         mmioValue = value;
     }
 
+    /**
+     * Sets the hypercall fields (for {@link #repeat}): function {@code nr} with no arguments,
+     * answered into {@code call}, which is neither copied nor listed in {@link #hypercallResults}.
+     */
+    public void hypercall(long nr, ArrayHypercall call) {
+        hypercallNr = nr;
+        hypercall = call;
+    }
+
     /** The values the loop gave the guest's MMIO reads, in order. */
     public List<Long> mmioValuesReturned() {
         return mmioValuesReturned;
@@ -136,7 +147,7 @@ public final class ScriptedVcpu implements VcpuExits {
 
     /** The results the loop handed back for each hypercall, in order. */
     public List<long[]> hypercallResults() {
-        return hypercallResults;
+        return hypercalls.stream().map(ArrayHypercall::results).toList();
     }
 
     /** The addresses of the NISV exits the loop answered with a data abort, in order. */
@@ -202,13 +213,8 @@ public final class ScriptedVcpu implements VcpuExits {
     }
 
     @Override
-    public long[] hypercallArguments() {
-        return hypercallArguments;
-    }
-
-    @Override
-    public void returnHypercall(long[] results) {
-        hypercallResults.add(results.clone());
+    public Hypercall hypercall() {
+        return hypercall;
     }
 
     @Override

@@ -91,9 +91,12 @@ class VcpuLoopTest {
     @Test
     void hypercallPassesItsArgumentsInAndTheResultsBack() {
         List<String> calls = new ArrayList<>();
-        hypercalls.register("pv-lock", PV_LOCK, 1, (vcpu, function, args) -> {
-            calls.add("vcpu=" + vcpu + " function=0x" + Long.toHexString(function) + " args=" + List.of(args[0], args[1], args[2]));
-            return new long[] {0, args[0] + args[1], args[2]};
+        hypercalls.register("pv-lock", PV_LOCK, 1, (vcpu, function, call) -> {
+            calls.add("vcpu=" + vcpu + " function=0x" + Long.toHexString(function)
+                    + " args=" + List.of(call.argument(0), call.argument(1), call.argument(2)));
+            call.result(0, 0);
+            call.result(1, call.argument(0) + call.argument(1));
+            call.result(2, call.argument(2));
         });
         ScriptedVcpu vcpu = new ScriptedVcpu(3, machine).hypercall(PV_LOCK, 5, 6, 9);
         run(vcpu);
@@ -107,7 +110,7 @@ class VcpuLoopTest {
     void aHypercallNoDeviceOwnsIsAnsweredNotSupported() {
         ScriptedVcpu vcpu = new ScriptedVcpu(0, machine).hypercall(0x8400_0000L, 1, 2, 3);
         run(vcpu);
-        assertArrayEquals(HypercallBus.NOT_SUPPORTED, vcpu.hypercallResults().getFirst());
+        assertArrayEquals(new long[] {HypercallBus.NOT_SUPPORTED}, vcpu.hypercallResults().getFirst());
         assertEquals(1, hypercalls.unknownCalls());
         assertSame(ScriptedVcpu.SCRIPT_ENDED, machine.outcome());
     }

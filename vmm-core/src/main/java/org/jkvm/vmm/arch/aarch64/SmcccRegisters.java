@@ -5,25 +5,32 @@ import org.jkvm.kvm.sys.aarch64.KvmArm64;
 import org.jkvm.vmm.vcpu.HypercallRegisters;
 
 /**
- * SMCCC calls forwarded by KVM: arguments in x1..x3 (KVM leaves kvm_run's args empty on
- * arm64), results in x0..x3. The PC already points past the HVC/SMC.
+ * SMCCC calls forwarded by KVM: arguments in x1..x17 (KVM leaves kvm_run's args empty on
+ * arm64), results in x0..x3; each one register access, made only for what a handler reads or
+ * sets. The PC already points past the HVC/SMC.
  */
-final class SmcccRegisters implements HypercallRegisters {
-    /** Arguments read per call: all that jkvm's handlers use. */
-    private static final int ARGS = 3;
+public final class SmcccRegisters implements HypercallRegisters {
+    /** SMCCC 1.2: up to 17 arguments (x1..x17). */
+    private static final int ARGUMENTS = 17;
+    /** Results jkvm hands back: x0..x3. */
+    private static final int RESULTS = 4;
 
     private final long x0 = KvmArm64.JKVM_REG_ARM64_X0();
     private final long stride = KvmArm64.JKVM_REG_ARM64_CORE_X_STRIDE();
 
     @Override
-    public long[] arguments(VcpuFd vcpu) {
-        long[] args = new long[ARGS];
-        for (int i = 0; i < ARGS; i++) args[i] = vcpu.getOneReg(x0 + stride * (i + 1));
-        return args;
+    public long argument(VcpuFd vcpu, int index) {
+        if (index < 0 || index >= ARGUMENTS) {
+            throw new IllegalArgumentException("vcpu " + vcpu.id() + ": SMCCC argument " + index + " is not in x1..x17");
+        }
+        return vcpu.getOneReg(x0 + stride * (index + 1));
     }
 
     @Override
-    public void returnValues(VcpuFd vcpu, long[] results) {
-        for (int i = 0; i < results.length && i < 4; i++) vcpu.setOneReg(x0 + stride * i, results[i]);
+    public void result(VcpuFd vcpu, int index, long value) {
+        if (index < 0 || index >= RESULTS) {
+            throw new IllegalArgumentException("vcpu " + vcpu.id() + ": SMCCC result " + index + " is not in x0..x3");
+        }
+        vcpu.setOneReg(x0 + stride * index, value);
     }
 }

@@ -3,6 +3,7 @@ package org.jkvm.vmm.arch.aarch64;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jkvm.vmm.bus.ArrayHypercall;
 import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.HypercallHandler;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 @Tag("unit")
 class SmcccHandlersTest {
     private static final long FEATURES = 0x8600_0000L;
-    private static final HypercallHandler ANSWER_42 = (vcpu, function, args) -> new long[] {42};
+    private static final HypercallHandler ANSWER_42 = (vcpu, function, call) -> call.result(0, 42);
 
     HypercallBus bus;
     List<String> forwarded;
@@ -34,7 +35,7 @@ class SmcccHandlersTest {
     void oneDeclarationGivesTheBusRangeAndTheFilterCall() {
         handlers.add("features", FEATURES, 2, ANSWER_42);
         assertEquals(List.of("0x86000000+2"), forwarded);
-        assertArrayEquals(new long[] {42}, bus.call(0, FEATURES + 1, new long[0]));
+        assertArrayEquals(new long[] {42}, ArrayHypercall.answer(bus, 0, FEATURES + 1));
         assertArrayEquals(new long[][] {{FEATURES, 2}}, bus.ranges());
     }
 
