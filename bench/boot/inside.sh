@@ -1,6 +1,6 @@
 #!/bin/sh
 # The part of bench/boot/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
-# /payload: jkvm.jar, Image, initramfs.cpio.gz, stamp). Every measured process runs under
+# /payload: jkvm.jar, Image, initramfs.cpio.gz, stamp, qemu-inside.sh). Every measured process runs under
 # ./stamp, which prints one "STAMP NAME ..." line per process (see stamp.c).
 # usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1 jkvm-base;
 #        jkvm-base runs jkvm-base.jar, another build to compare with, the same way as jkvm)
@@ -15,16 +15,7 @@ t() { ./stamp -t 300 "$@"; }
 echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MB" }' /proc/meminfo)"
 echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
 qemu=
-case " $variants " in *" qemu "*)
-  mkdir -p /opt/qemu
-  if mount -t ext4 -o ro /dev/vdb /opt/qemu 2>/dev/null && [ -x /opt/qemu/usr/bin/qemu-system-aarch64 ]; then
-    export $(cat /opt/qemu/env)
-    qemu=/opt/qemu/usr/bin/qemu-system-aarch64
-    echo "INFO qemu $($qemu --version | head -n 1)"
-  else
-    echo "INFO qemu missing: /dev/vdb is not the QEMU image (arm64-host/assemble-qemu)"
-  fi ;;
-esac
+case " $variants " in *" qemu "*) . ./qemu-inside.sh ;; esac
 
 run_variant() {   # run_variant NAME
   case $1 in
