@@ -25,14 +25,15 @@ rm debian-arm64.ext4
 boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
   vmm=$1 name=$2
   shift 2
+  # QEMU's virt board gives the last virtio-mmio device the first slot: its root (/dev/vda) comes last.
   case $vmm in
     jkvm) t -l "set up in" "$name" $marker java -jar jkvm.jar run --kernel Image --cpus 2 --memory 512M \
             --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch --cmdline "console=ttyS0 $append $*" ;;
     qemu) t "$name" $marker $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
             -nographic -no-reboot -nic none -kernel Image \
-            -drive if=none,id=root,file=qemu.ext4,format=raw -device virtio-blk-device,drive=root \
             -drive if=none,id=scratch,file=qemu-scratch.raw,format=raw \
             -device virtio-blk-device,drive=scratch,serial=scratch \
+            -drive if=none,id=root,file=qemu.ext4,format=raw -device virtio-blk-device,drive=root \
             -append "console=ttyAMA0 $append $*" ;;
   esac
 }
