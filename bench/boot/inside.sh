@@ -1,7 +1,7 @@
 #!/bin/sh
 # The part of bench/boot/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
-# /payload: jkvm.jar, Image, initramfs.cpio.gz, stamp, mount-qemu.sh). Every measured process
-# runs under ./stamp, which prints one "STAMP NAME ..." line per process (see stamp.c).
+# /payload: jkvm.jar, Image, initramfs.cpio.gz, stamp, qemu-inside.sh). Every measured process runs under
+# ./stamp, which prints one "STAMP NAME ..." line per process (see stamp.c).
 # usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1 jkvm-base;
 #        jkvm-base runs jkvm-base.jar, another build to compare with, the same way as jkvm)
 runs=${1:-5}
@@ -15,7 +15,7 @@ t() { ./stamp -t 300 "$@"; }
 echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MB" }' /proc/meminfo)"
 echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
 qemu=
-case " $variants " in *" qemu "*) . ./mount-qemu.sh ;; esac
+case " $variants " in *" qemu "*) . ./qemu-inside.sh ;; esac
 
 run_variant() {   # run_variant NAME
   case $1 in

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The part of bench/footprint/run-arm64 that runs inside the emulated arm64 host (busybox sh,
 # in /payload: jkvm.jar, Image, initramfs.cpio.gz, hostile.img, hostile-pl011.img, stamp,
-# mount-qemu.sh).
+# qemu-inside.sh).
 # Every VMM runs under ./stamp -g: 3 s after the guest's marker it reads the guest RAM's
 # resident size, then stops the VMM (SIGTERM); the guest stays up until then (the Linux guest
 # runs `sleep` after its ready line, the bare-metal one turns its CPUs off and idles).
@@ -17,7 +17,7 @@ t() { ./stamp -t 300 -g $((mem * 1024)) "$@"; }
 
 echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MB" }' /proc/meminfo)"
 echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
-. ./mount-qemu.sh
+. ./qemu-inside.sh
 [ -n "$qemu" ] || exit 1
 
 # The cold case and the AOT cache's training: the first run of a jar, making the cache.

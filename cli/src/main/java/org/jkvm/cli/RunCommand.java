@@ -69,7 +69,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = RunConfigFile.OPTION, paramLabel = "FILE",
             description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout,"
-                    + " disk (one image), rng); options given on the command line win.")
+                    + " disk, disk.2, disk.3, ... (images in that order), rng); options given on the command line win.")
     private Path configFile;
 
     @Option(names = "--kernel", paramLabel = "FILE", description = "The guest kernel: an arm64 Image, plain or gzip-compressed.")
@@ -113,7 +113,9 @@ final class RunCommand implements Callable<Integer> {
                     + " for the report (default ${DEFAULT-VALUE}; ${FALLBACK-VALUE} when given without HZ; 0: never).")
     private int pvlockSample;
 
+    // The split serves the --config file's disk.N lines; hideParamSyntax keeps it out of the help.
     @Option(names = "--disk", paramLabel = "PATH[,ro][,serial=S]", converter = Converters.DiskImage.class,
+            split = RunConfigFile.DISK_SEPARATOR, hideParamSyntax = true,
             description = "A raw disk image (a whole number of 512-byte sectors) the guest gets as a virtio-blk"
                     + " device: /dev/vda, /dev/vdb, ... in the order given; ro: read-only; serial: its id. Repeatable.")
     private List<Disk> disks = new ArrayList<>();

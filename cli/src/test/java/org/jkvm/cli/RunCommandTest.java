@@ -245,6 +245,24 @@ class RunCommandTest {
     }
 
     @Test
+    void configFileGivesMoreDisksInTheOrderOfTheirNumbers() throws Exception {
+        Path a = Files.write(dir.resolve("a.img"), new byte[512]);
+        Path b = Files.write(dir.resolve("b.img"), new byte[512]);
+        Path c = Files.write(dir.resolve("c.img"), new byte[512]);
+        Path file = Files.writeString(dir.resolve("vm.conf"), "kernel = " + kernel + "\ndisk.10 = " + c + "\ndisk = " + a
+                + ",serial=root\ndisk.2 = " + b + ",ro\n");
+        assertEquals(List.of(new Disk(a, false, "root"), new Disk(b, true, ""), new Disk(c, false, "")),
+                config("--config", file.toString()).disks());
+        assertEquals(List.of(new Disk(c, false, "")), config("--config", file.toString(), "--disk", c.toString()).disks());
+        Path noFirst = Files.writeString(dir.resolve("more.conf"), "kernel = " + kernel + "\ndisk.3 = " + b + "\ndisk.2 = " + a + "\n");
+        assertEquals(List.of(new Disk(a, false, ""), new Disk(b, false, "")), config("--config", noFirst.toString()).disks());
+        Path bad = Files.writeString(dir.resolve("bad.conf"), "kernel = " + kernel + "\ndisk = " + a + "\ndisk.2 = " + b + ",rw\n");
+        assertRefused("--disk " + b + ",rw: unknown setting 'rw'; give PATH[,ro][,serial=S]", "--config", bad.toString());
+        Path key = Files.writeString(dir.resolve("key.conf"), "kernel = " + kernel + "\ndisk.x = " + a + "\n");
+        assertRefused("--config " + key + ": unknown setting 'disk.x'", "--config", key.toString());
+    }
+
+    @Test
     void resultsPortGivesTheGuestAConsoleAndMayNotReplaceAnInput() throws Exception {
         assertFalse(config("--kernel", kernel.toString()).console());
         assertTrue(config("--kernel", kernel.toString(), "--virtio-console").console());

@@ -144,6 +144,10 @@ final class Libc {
         static final MethodHandle DELETE = withErrno("timer_delete",
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     }
+    private static final class Fallocate {
+        static final MethodHandle HANDLE = withErrno("fallocate",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
     private static final class Getpagesize {
         static final MethodHandle HANDLE = bind("getpagesize", FunctionDescriptor.of(JAVA_INT));
     }
@@ -358,6 +362,15 @@ final class Libc {
     static int timerDelete(long timerId) {
         try {
             return (int) Timers.DELETE.invokeExact(STATE.get(), timerId);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** fallocate(2): {@code mode} on {@code length} bytes of {@code fd} from {@code offset}. */
+    static int fallocate(int fd, int mode, long offset, long length) {
+        try {
+            return (int) Fallocate.HANDLE.invokeExact(STATE.get(), fd, mode, offset, length);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -28,6 +28,10 @@ public record BlkRequest(int type, long sector, List<MemorySegment> out, List<Me
     public static final int T_FLUSH = 4;
     /** Read the device's serial (20 bytes). */
     public static final int T_GET_ID = 8;
+    /** Deallocate ranges of sectors (segments in the data). */
+    public static final int T_DISCARD = 11;
+    /** Zero ranges of sectors (segments in the data). */
+    public static final int T_WRITE_ZEROES = 13;
     /** Bytes of the request header. */
     static final int HEADER = 16;
 

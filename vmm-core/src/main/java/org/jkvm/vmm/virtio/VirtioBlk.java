@@ -11,6 +11,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 
+import org.jkvm.kvm.HolePuncher;
+import org.jkvm.kvm.KvmException;
 import org.jkvm.vmm.config.Disk;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -19,42 +21,65 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * virtio-blk (virtio 1.2, 5.2) over a raw image file: read, write, flush (fdatasync, through
  * {@link FileChannel#force}) and get-id, on one queue. A read-only disk refuses writes with an
  * I/O error, and so does the host when it fails: the guest sees VIRTIO_BLK_S_IOERR, the VMM goes on.
- * Discard is not offered (punching holes needs fallocate, which Java's file API does not have).
+ * Discard and write-zeroes punch holes in the image ({@link HolePuncher}), so the sectors read
+ * as zeroes and the image's blocks go back to the host; they are offered only on a writable disk
+ * whose file system punches holes (probed once, when the image is opened).
  */
 public final class VirtioBlk implements VirtioDevice {
     private static final System.Logger LOG = System.getLogger(VirtioBlk.class.getName());
-    /** Feature bits: the most segments per request, a read-only device, the flush command. */
-    static final long F_SEG_MAX = 1L << 2, F_RO = 1L << 5, F_FLUSH = 1L << 9;
+    /** Feature bits: the most segments per request, a read-only device, the flush command, discard, write-zeroes. */
+    static final long F_SEG_MAX = 1L << 2, F_RO = 1L << 5, F_FLUSH = 1L << 9, F_DISCARD = 1L << 13, F_WRITE_ZEROES = 1L << 14;
     /** Status byte values. */
     static final byte S_OK = 0, S_IOERR = 1, S_UNSUPP = 2;
+    /** Bytes of one discard or write-zeroes segment, and write-zeroes' unmap flag. */
+    static final int SEGMENT = 16, SEGMENT_UNMAP = 1;
     /** Data segments a request may have: a chain has to fit in the queue with its header and status. */
     static final int SEG_MAX = 126;
     /** The most bytes one file call moves: a descriptor may be up to 4 GiB, a ByteBuffer at most 2 GiB. */
     private static final long CHUNK = 1 << 30;
+    /** Bytes of the config space with the discard and write-zeroes limits (up to write_zeroes_may_unmap). */
+    static final int CONFIG_BYTES = 60;
+    /** The most sectors one discard or write-zeroes segment may cover (2 GiB), and segments per request. */
+    static final int MAX_RANGE_SECTORS = 1 << 22, MAX_RANGES = 32;
+    /** Discards are whole host blocks (4 KiB): a smaller hole would only be zeroes written. */
+    static final int RANGE_ALIGNMENT_SECTORS = 8;
 
     private final String name;
     private final FileChannel file;
     private final long sectors;
     private final boolean readOnly;
     private final byte[] id;
+    /** Discard and write-zeroes go here; null when they are not offered. */
+    private final HolePuncher holes;
     private long hostErrors;
 
-    VirtioBlk(String name, FileChannel file, long sectors, boolean readOnly, String serial) {
+    VirtioBlk(String name, FileChannel file, long sectors, boolean readOnly, String serial, HolePuncher holes) {
         this.name = name;
         this.file = file;
         this.sectors = sectors;
         this.readOnly = readOnly;
         this.id = Arrays.copyOf(serial.getBytes(StandardCharsets.US_ASCII), Disk.SERIAL_BYTES);
+        this.holes = readOnly ? null : holes;
     }
 
-    /** The device for {@code disk}, its image opened for reading (and writing unless read-only). */
+    /**
+     * The device for {@code disk}, its image opened for reading (and writing unless read-only);
+     * a writable image is probed for hole punching, which discard needs.
+     */
     public static VirtioBlk open(String name, Disk disk) throws IOException {
         FileChannel f = disk.readOnly() ? FileChannel.open(disk.path(), StandardOpenOption.READ)
                 : FileChannel.open(disk.path(), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        HolePuncher holes = null;
         try {
-            return new VirtioBlk(name, f, f.size() / Disk.SECTOR, disk.readOnly(), disk.serial());
+            long size = f.size();
+            if (!disk.readOnly()) {
+                holes = HolePuncher.probe(disk.path(), size).orElse(null);
+                if (holes == null) LOG.log(Level.INFO, name + ": " + disk.path() + "'s file system cannot punch holes: discard not offered");
+            }
+            return new VirtioBlk(name, f, size / Disk.SECTOR, disk.readOnly(), disk.serial(), holes);
         } catch (IOException | RuntimeException e) {
             f.close();
+            if (holes != null) holes.close();
             throw e;
         }
     }
@@ -71,7 +96,8 @@ public final class VirtioBlk implements VirtioDevice {
 
     @Override
     public long features() {
-        return VirtioMmio.F_VERSION_1 | F_SEG_MAX | F_FLUSH | (readOnly ? F_RO : 0);
+        return VirtioMmio.F_VERSION_1 | F_SEG_MAX | F_FLUSH | (readOnly ? F_RO : 0)
+                | (holes != null ? F_DISCARD | F_WRITE_ZEROES : 0);
     }
 
     @Override
@@ -79,10 +105,19 @@ public final class VirtioBlk implements VirtioDevice {
         return 1;
     }
 
-    /** capacity (u64, in sectors), size_max (u32, unused), seg_max (u32). */
+    /**
+     * capacity (u64, in sectors) at 0, seg_max (u32) at 12; with discard, its limits at 36
+     * (max_discard_sectors, max_discard_seg, discard_sector_alignment) and write-zeroes' at 48
+     * (max_write_zeroes_sectors, max_write_zeroes_seg, write_zeroes_may_unmap). The rest is zero.
+     */
     @Override
     public byte[] config() {
-        return ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(0, sectors).putInt(12, SEG_MAX).array();
+        ByteBuffer c = ByteBuffer.allocate(CONFIG_BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, sectors).putInt(12, SEG_MAX);
+        if (holes != null) {
+            c.putInt(36, MAX_RANGE_SECTORS).putInt(40, MAX_RANGES).putInt(44, RANGE_ALIGNMENT_SECTORS)
+                    .putInt(48, MAX_RANGE_SECTORS).putInt(52, MAX_RANGES).put(56, (byte) 1);
+        }
+        return c.array();
     }
 
     @Override
@@ -117,10 +152,12 @@ public final class VirtioBlk implements VirtioDevice {
                         written = Buffers.copyIn(r.in(), id);
                         status = S_OK;
                     }
+                    case BlkRequest.T_DISCARD -> status = holes == null ? S_UNSUPP : punch(r.out(), 0);
+                    case BlkRequest.T_WRITE_ZEROES -> status = holes == null ? S_UNSUPP : punch(r.out(), SEGMENT_UNMAP);
                     default -> status = S_UNSUPP;
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | KvmException e) {
             if (hostErrors++ < 10) LOG.log(Level.WARNING, name + ": host I/O error, reported to the guest", e);
             status = S_IOERR;
             written = 0;
@@ -128,6 +165,29 @@ public final class VirtioBlk implements VirtioDevice {
         r.status().set(JAVA_BYTE, 0, status);
         // The used ring's length is a u32 (held in an int); a chain's buffers can add up to more.
         return (int) Math.min(written + 1, 0xffff_ffffL);
+    }
+
+    /**
+     * Punches a hole for each 16-byte segment {@code sector (u64), num_sectors (u32), flags (u32)}
+     * of a discard or write-zeroes request; {@code allowedFlags} are the flag bits the type may
+     * carry (write-zeroes' unmap: a hole is zeroes either way). All segments are checked first,
+     * so a bad one leaves the disk as it was.
+     */
+    private byte punch(List<MemorySegment> data, int allowedFlags) {
+        long bytes = Buffers.total(data);
+        if (bytes == 0 || bytes % SEGMENT != 0 || bytes / SEGMENT > MAX_RANGES) return S_IOERR;
+        ByteBuffer segments = ByteBuffer.wrap(Buffers.copyOut(data, (int) bytes)).order(ByteOrder.LITTLE_ENDIAN);
+        for (int at = 0; at < bytes; at += SEGMENT) {
+            long sector = segments.getLong(at);
+            long count = Integer.toUnsignedLong(segments.getInt(at + 8));
+            if ((segments.getInt(at + 12) & ~allowedFlags) != 0) return S_UNSUPP;
+            if (count > MAX_RANGE_SECTORS || sector < 0 || sector > sectors || count > sectors - sector) return S_IOERR;
+        }
+        for (int at = 0; at < bytes; at += SEGMENT) {
+            long count = Integer.toUnsignedLong(segments.getInt(at + 8));
+            if (count > 0) holes.punch(segments.getLong(at) * Disk.SECTOR, count * Disk.SECTOR);
+        }
+        return S_OK;
     }
 
     /** Reads sectors into, or writes them from, {@code buffers}; requests past the end are I/O errors. */
@@ -157,5 +217,6 @@ public final class VirtioBlk implements VirtioDevice {
         } catch (IOException e) {
             LOG.log(Level.WARNING, name + ": closing the image failed", e);
         }
+        if (holes != null) holes.close();
     }
 }

@@ -9,6 +9,7 @@ import java.nio.file.StandardOpenOption;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.jkvm.vmm.FuzzInput;
+import org.jkvm.kvm.HolePuncher;
 import org.junit.jupiter.api.Tag;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -42,7 +43,7 @@ class BlkRequestFuzzTest {
     private static VirtioBlk open() {
         try {
             return new VirtioBlk("virtio-blk-fuzz", FileChannel.open(IMAGE, StandardOpenOption.READ, StandardOpenOption.WRITE),
-                    SECTORS, false, "fuzz");
+                    SECTORS, false, "fuzz", HolePuncher.probe(IMAGE, SECTORS * 512L).orElse(null));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,12 +1,16 @@
 package org.jkvm.vmm.virtio;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
+import org.jkvm.vmm.config.Disk;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -46,7 +50,23 @@ class VirtioBlkTest {
     private VirtioBlk device(boolean readOnly) throws IOException {
         FileChannel f = readOnly ? FileChannel.open(image, StandardOpenOption.READ)
                 : FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        return new VirtioBlk("virtio-blk0", f, SECTORS, readOnly, "jkvm-test-disk");
+        return new VirtioBlk("virtio-blk0", f, SECTORS, readOnly, "jkvm-test-disk", null);
+    }
+
+    /** The device as {@link VirtioBlk#open} makes it, discard offered when the file system punches holes. */
+    private VirtioBlk discarding(boolean readOnly) throws IOException {
+        VirtioBlk blk = VirtioBlk.open("virtio-blk0", new Disk(image, readOnly, ""));
+        Assumptions.assumeTrue(readOnly || (blk.features() & VirtioBlk.F_DISCARD) != 0,
+                "the temporary directory's file system cannot punch holes");
+        return blk;
+    }
+
+    /** Discard or write-zeroes segments {sector, count, flags} in the data buffer, and the request. */
+    private void ranges(int type, long[]... segments) {
+        ByteBuffer b = ByteBuffer.allocate(16 * segments.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (long[] s : segments) b.putLong(s[0]).putInt((int) s[1]).putInt((int) s[2]);
+        ram.put(BUF, b.array());
+        request(type, 0, b.capacity(), false);
     }
 
     /** A header, one data buffer of {@code len} (writable for reads) and the status byte. */
@@ -99,6 +119,73 @@ class VirtioBlkTest {
         byte[] now = Files.readAllBytes(image);
         assertEquals(0x5a, now[7 * 512]);
         assertEquals(7, now[6 * 512 + 511]);
+    }
+
+    @Test
+    void discardAndWriteZeroesPunchHolesThatReadAsZeroes() throws Exception {
+        try (VirtioBlk blk = discarding(false)) {
+            assertEquals(VirtioBlk.F_DISCARD | VirtioBlk.F_WRITE_ZEROES,
+                    blk.features() & (VirtioBlk.F_DISCARD | VirtioBlk.F_WRITE_ZEROES));
+            ByteBuffer config = ByteBuffer.wrap(blk.config()).order(ByteOrder.LITTLE_ENDIAN);
+            assertEquals(60, config.capacity());
+            assertEquals(SECTORS, config.getLong(0));
+            assertEquals(VirtioBlk.MAX_RANGE_SECTORS, config.getInt(36));
+            assertEquals(VirtioBlk.MAX_RANGES, config.getInt(40));
+            assertEquals(8, config.getInt(44));
+            assertEquals(VirtioBlk.MAX_RANGE_SECTORS, config.getInt(48));
+            assertEquals(VirtioBlk.MAX_RANGES, config.getInt(52));
+            assertEquals(1, config.get(56));
+
+            ranges(BlkRequest.T_DISCARD, new long[] {1, 2, 0}, new long[] {6, 1, 0});
+            assertEquals(VirtioBlk.S_OK, serve(blk));
+            ranges(BlkRequest.T_WRITE_ZEROES, new long[] {4, 1, VirtioBlk.SEGMENT_UNMAP});
+            assertEquals(VirtioBlk.S_OK, serve(blk));
+        }
+        byte[] now = Files.readAllBytes(image);
+        assertEquals(SECTORS * 512, now.length);
+        for (int s = 0; s < SECTORS; s++) {
+            int expected = s == 1 || s == 2 || s == 4 || s == 6 ? 0 : s + 1;
+            assertEquals(expected, now[s * 512], "sector " + s);
+            assertEquals(expected, now[s * 512 + 511], "sector " + s);
+        }
+    }
+
+    @Test
+    void aBadSegmentRefusesTheWholeRequestAndLeavesTheDiskAsItWas() throws Exception {
+        try (VirtioBlk blk = discarding(false)) {
+            ranges(BlkRequest.T_DISCARD, new long[] {0, 1, 0}, new long[] {SECTORS - 1, 2, 0});
+            assertEquals(VirtioBlk.S_IOERR, serve(blk));
+            ranges(BlkRequest.T_DISCARD, new long[] {0, 1, 0}, new long[] {-1, 1, 0});
+            assertEquals(VirtioBlk.S_IOERR, serve(blk));
+            ranges(BlkRequest.T_DISCARD, new long[] {0, 1, VirtioBlk.SEGMENT_UNMAP});
+            assertEquals(VirtioBlk.S_UNSUPP, serve(blk), "discard has no unmap flag");
+            ranges(BlkRequest.T_WRITE_ZEROES, new long[] {0, 1, 2});
+            assertEquals(VirtioBlk.S_UNSUPP, serve(blk), "an unknown flag");
+            ranges(BlkRequest.T_DISCARD, new long[VirtioBlk.MAX_RANGES + 1][3]);
+            assertEquals(VirtioBlk.S_IOERR, serve(blk), "more segments than max_discard_seg");
+            ram.put(BUF, new byte[16]);
+            request(BlkRequest.T_DISCARD, 0, 15, false);
+            assertEquals(VirtioBlk.S_IOERR, serve(blk), "part of a segment");
+            request(BlkRequest.T_DISCARD, 0, 0, false);
+            assertEquals(VirtioBlk.S_IOERR, serve(blk), "no segment");
+        }
+        byte[] now = Files.readAllBytes(image);
+        for (int s = 0; s < SECTORS; s++) assertEquals(s + 1, now[s * 512], "sector " + s);
+    }
+
+    @Test
+    void aReadOnlyDiskOffersNoDiscardAndRefusesIt() throws Exception {
+        try (VirtioBlk blk = discarding(true)) {
+            assertEquals(0, blk.features() & (VirtioBlk.F_DISCARD | VirtioBlk.F_WRITE_ZEROES));
+            ByteBuffer config = ByteBuffer.wrap(blk.config()).order(ByteOrder.LITTLE_ENDIAN);
+            assertEquals(0, config.getInt(36));
+            assertEquals(0, config.getInt(48));
+            ranges(BlkRequest.T_DISCARD, new long[] {0, 1, 0});
+            assertEquals(VirtioBlk.S_UNSUPP, serve(blk));
+            ranges(BlkRequest.T_WRITE_ZEROES, new long[] {0, 1, 0});
+            assertEquals(VirtioBlk.S_UNSUPP, serve(blk));
+        }
+        assertEquals(1, Files.readAllBytes(image)[0]);
     }
 
     @Test

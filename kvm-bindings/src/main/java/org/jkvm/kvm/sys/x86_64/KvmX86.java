@@ -2894,6 +2894,78 @@ public class KvmX86 extends KvmX86$shared {
     public static int SIGEV_THREAD_ID() {
         return SIGEV_THREAD_ID;
     }
+    private static final int FALLOC_FL_ALLOCATE_RANGE = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define FALLOC_FL_ALLOCATE_RANGE 0
+     * }
+     */
+    public static int FALLOC_FL_ALLOCATE_RANGE() {
+        return FALLOC_FL_ALLOCATE_RANGE;
+    }
+    private static final int FALLOC_FL_KEEP_SIZE = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define FALLOC_FL_KEEP_SIZE 1
+     * }
+     */
+    public static int FALLOC_FL_KEEP_SIZE() {
+        return FALLOC_FL_KEEP_SIZE;
+    }
+    private static final int FALLOC_FL_PUNCH_HOLE = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define FALLOC_FL_PUNCH_HOLE 2
+     * }
+     */
+    public static int FALLOC_FL_PUNCH_HOLE() {
+        return FALLOC_FL_PUNCH_HOLE;
+    }
+    private static final int FALLOC_FL_NO_HIDE_STALE = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define FALLOC_FL_NO_HIDE_STALE 4
+     * }
+     */
+    public static int FALLOC_FL_NO_HIDE_STALE() {
+        return FALLOC_FL_NO_HIDE_STALE;
+    }
+    private static final int FALLOC_FL_COLLAPSE_RANGE = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define FALLOC_FL_COLLAPSE_RANGE 8
+     * }
+     */
+    public static int FALLOC_FL_COLLAPSE_RANGE() {
+        return FALLOC_FL_COLLAPSE_RANGE;
+    }
+    private static final int FALLOC_FL_ZERO_RANGE = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * #define FALLOC_FL_ZERO_RANGE 16
+     * }
+     */
+    public static int FALLOC_FL_ZERO_RANGE() {
+        return FALLOC_FL_ZERO_RANGE;
+    }
+    private static final int FALLOC_FL_INSERT_RANGE = (int)32L;
+    /**
+     * {@snippet lang=c :
+     * #define FALLOC_FL_INSERT_RANGE 32
+     * }
+     */
+    public static int FALLOC_FL_INSERT_RANGE() {
+        return FALLOC_FL_INSERT_RANGE;
+    }
+    private static final int FALLOC_FL_UNSHARE_RANGE = (int)64L;
+    /**
+     * {@snippet lang=c :
+     * #define FALLOC_FL_UNSHARE_RANGE 64
+     * }
+     */
+    public static int FALLOC_FL_UNSHARE_RANGE() {
+        return FALLOC_FL_UNSHARE_RANGE;
+    }
     private static final int KVM_DEV_TYPE_FSL_MPIC_20 = (int)1L;
     /**
      * {@snippet lang=c :

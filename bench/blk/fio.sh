@@ -1,0 +1,20 @@
+# The guest's command in bench/blk (jkvm.cmd of the Debian image's jkvm-init; run-arm64 puts
+# SIZE_MB and RUNTIME_S in front): fio on the raw virtio-blk disk whose serial is "scratch",
+# O_DIRECT through libaio, one job at a time, each printed as
+#   FIO NAME <fio's terse v3 line>
+d=
+for s in /sys/block/vd*; do
+  [ "$(cat "$s/serial" 2>/dev/null)" = scratch ] && d=/dev/${s##*/}
+done
+[ -n "$d" ] || { echo "FIO-ERROR no disk with serial scratch"; exit 1; }
+echo "SCRATCH $d $(cat /sys/block/${d#/dev/}/size) sectors, root $(grep ' / ' /proc/mounts)"
+fio --version
+for j in seq-write:write:1M seq-read:read:1M rand-read:randread:4k rand-write:randwrite:4k; do
+  IFS=: read -r name rw bs <<JOB
+$j
+JOB
+  line=$(fio --name="$name" --filename="$d" --rw="$rw" --bs="$bs" --direct=1 --ioengine=libaio --iodepth=16 \
+    --size="${SIZE_MB}M" --runtime="$RUNTIME_S" --time_based --ramp_time=1 --randrepeat=0 \
+    --output-format=terse --terse-version=3) || { echo "FIO-ERROR $name"; exit 1; }
+  echo "FIO $name $line"
+done

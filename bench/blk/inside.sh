@@ -1,0 +1,52 @@
+#!/bin/sh
+# The part of bench/blk/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
+# /payload: jkvm.jar, Image, debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
+# its own copy of the Debian image as /dev/vda (the root) and a sparse scratch disk with serial
+# "scratch" that fio reads and writes; every boot runs under ./stamp ("STAMP NAME ..." lines,
+# see bench/boot/stamp.c).
+# usage: sh inside.sh BOOTS SCRATCH_MB
+boots=${1:-3}
+scratch_mb=${2:-320}
+marker=JKVM-GUEST-READY
+# The same kernel command line for both; QEMU's virt board has a PL011 (ttyAMA0), jkvm a 16550 (ttyS0).
+append="quiet panic=-1 root=/dev/vda rw rootfstype=ext4 init=/sbin/jkvm-init"
+t() { ./stamp -t 900 "$@"; }
+
+echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MB" }' /proc/meminfo)"
+echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
+. ./qemu-inside.sh
+[ -n "$qemu" ] || exit 1
+for v in jkvm qemu; do
+  cp debian-arm64.ext4 "$v.ext4"
+  dd if=/dev/zero of="$v-scratch.raw" bs=1M count=0 seek="$scratch_mb" 2>/dev/null
+done
+rm debian-arm64.ext4
+
+boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
+  vmm=$1 name=$2
+  shift 2
+  # QEMU's virt board gives the last virtio-mmio device the first slot: its root (/dev/vda) comes last.
+  case $vmm in
+    jkvm) t -l "set up in" "$name" $marker java -jar jkvm.jar run --kernel Image --cpus 2 --memory 512M \
+            --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch --cmdline "console=ttyS0 $append $*" ;;
+    qemu) t "$name" $marker $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
+            -nographic -no-reboot -nic none -kernel Image \
+            -drive if=none,id=scratch,file=qemu-scratch.raw,format=raw \
+            -device virtio-blk-device,drive=scratch,serial=scratch \
+            -drive if=none,id=root,file=qemu.ext4,format=raw -device virtio-blk-device,drive=root \
+            -append "console=ttyAMA0 $append $*" ;;
+  esac
+}
+
+# Boot to the guest's first command (jkvm-init's ready line), alternating, then powered off.
+r=1
+while [ $r -le "$boots" ]; do
+  echo "ROUND $r"
+  if [ $((r % 2)) = 1 ]; then boot jkvm jkvm; boot qemu qemu; else boot qemu qemu; boot jkvm jkvm; fi
+  r=$((r + 1))
+done
+# fio inside the guest, once per VMM.
+echo "ROUND fio"
+boot jkvm fio-jkvm "jkvm.cmd=$(cat fio.cmd)"
+boot qemu fio-qemu "jkvm.cmd=$(cat fio.cmd)"
+echo "INFO done"
