@@ -38,6 +38,8 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
     private static final long TTBR1_EL1 = KvmArm64.JKVM_REG_ARM64_TTBR1_EL1();
     private static final long TCR_EL1 = KvmArm64.JKVM_REG_ARM64_TCR_EL1();
     private static final int EL1 = 1;
+    /** The PC of a vCPU that has never run: no guest jkvm boots executes at address 0. */
+    private static final long NOT_STARTED = 0;
     /** PSTATE.M[4] set: the vCPU was in AArch32 (only at EL0 under arm64 KVM). */
     private static final long PSTATE_AARCH32 = 1L << 4;
 
@@ -119,6 +121,12 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
         if (periods == outside) return;
         VcpuFd v = vcpus.get(vcpu);
         long pc = v.getOneReg(PC);
+        if (pc == NOT_STARTED) {
+            // A secondary vCPU the guest has not powered on yet (PSCI CPU_ON) waits in KVM_RUN at its
+            // reset PC; the CPU time its thread spends there is KVM's and jkvm's, not the guest's.
+            s.add(0, VcpuSamples.VMM, weight(periods - outside), 0);
+            return;
+        }
         long pstate = v.getOneReg(PSTATE);
         int el = (pstate & PSTATE_AARCH32) != 0 ? 0 : (int) ((pstate >> 2) & 3);
         int depth = el == EL1 ? frames.walk(v.getOneReg(TTBR1_EL1), v.getOneReg(TCR_EL1), v.getOneReg(X29), returns[vcpu]) : 0;
