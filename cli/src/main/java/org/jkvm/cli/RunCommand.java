@@ -27,6 +27,7 @@ import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
+import org.jkvm.vmm.config.Net;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
@@ -120,6 +121,12 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--rng", description = "Give the guest a virtio-rng device, fed from the host's /dev/urandom.")
     private boolean rng;
 
+    @Option(names = "--net", paramLabel = "tap=NAME[,mac=M]", converter = Converters.NetCard.class,
+            description = "Give the guest a virtio-net card on the host's tap NAME (attached if it exists, created"
+                    + " otherwise: that needs CAP_NET_ADMIN, and the tap lives as long as jkvm); mac: its address"
+                    + " (default: 52:54:00 and three bytes from NAME).")
+    private Net net;
+
     @Option(names = "--virtio-console", description = "Give the guest a virtio-console: hvc0 (console=hvc0) prints where"
             + " the serial console does, and the port " + VirtioConsole.RESULTS_PORT + " (see --results-port).")
     private boolean virtioConsole;
@@ -173,6 +180,7 @@ final class RunCommand implements Callable<Integer> {
                 Disk d = config.disks().get(i);
                 err.printf("jkvm: /dev/vd%c: %s%s%n", (char) ('a' + i), d.path(), d.readOnly() ? " (read-only)" : "");
             }
+            if (config.net() != null) err.println("jkvm: virtio-net on tap " + config.net().tap() + ", MAC " + config.net().mac());
             if (config.console()) {
                 err.println("jkvm: virtio-console: hvc0, port " + VirtioConsole.RESULTS_PORT + (resultsPort == null ? "" : " to " + resultsPort));
             }
@@ -215,7 +223,7 @@ final class RunCommand implements Callable<Integer> {
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu,
-                timeout == null ? null : Duration.ofSeconds(timeout), disks, rng, virtioConsole || resultsPort != null);
+                timeout == null ? null : Duration.ofSeconds(timeout), disks, rng, virtioConsole || resultsPort != null, net);
     }
 
     /** Refuses a --stats-json, --profile-out, --results-port or --record that would replace one of the run's inputs, before the guest runs. */

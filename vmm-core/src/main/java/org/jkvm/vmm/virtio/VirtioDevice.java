@@ -5,7 +5,7 @@ package org.jkvm.vmm.virtio;
  * queues. {@link #serve} runs on the device's worker thread, never on a vCPU thread.
  */
 public interface VirtioDevice extends AutoCloseable {
-    /** The device type (virtio 1.2, 5): 2 for block, 3 for console, 4 for entropy. */
+    /** The device type (virtio 1.2, 5): 1 for network, 2 for block, 3 for console, 4 for entropy. */
     int deviceId();
 
     /** Its name in logs and thread names, e.g. {@code virtio-blk0}. */
@@ -33,6 +33,15 @@ public interface VirtioDevice extends AutoCloseable {
      * I/O failure is reported to the guest in the device's own way, never thrown.
      */
     boolean serve(int index, VirtQueue queue) throws VirtioException;
+
+    /**
+     * Called once, before the worker starts, with what wakes the worker to serve the queues: for a
+     * device whose host side has input of its own (a tap) to hand it over from a thread of its own.
+     */
+    default void attach(Runnable wake) {}
+
+    /** The features the driver took, when it sets FEATURES_OK and the transport accepts them. */
+    default void negotiated(long features) {}
 
     /** Forgets per-driver state when the driver resets the device; called with no queue being served. */
     default void reset() {}

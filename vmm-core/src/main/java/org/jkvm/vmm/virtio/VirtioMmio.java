@@ -78,6 +78,7 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         this.config = device.config();
         this.queues = new QueueSetup[device.queues()];
         for (int i = 0; i < queues.length; i++) queues[i] = new QueueSetup();
+        device.attach(doorbell::signal);
         this.worker = Thread.ofPlatform().name(device.name()).daemon().start(this::work);
     }
 
@@ -186,8 +187,12 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
             reset();
             return;
         }
-        if ((v & S_FEATURES_OK) != 0 && (status & S_FEATURES_OK) == 0 && !featuresAcceptable()) {
-            v &= ~S_FEATURES_OK;
+        if ((v & S_FEATURES_OK) != 0 && (status & S_FEATURES_OK) == 0) {
+            if (featuresAcceptable()) {
+                device.negotiated(driverFeatures);
+            } else {
+                v &= ~S_FEATURES_OK;
+            }
         }
         status = v | (status & S_NEEDS_RESET);
         if ((status & S_DRIVER_OK) != 0) doorbell.signal(); // buffers may already be waiting

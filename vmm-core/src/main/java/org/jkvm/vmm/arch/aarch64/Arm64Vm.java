@@ -41,12 +41,13 @@ import org.jkvm.vmm.vcpu.VcpuStats;
 import org.jkvm.vmm.virtio.PortCapture;
 import org.jkvm.vmm.virtio.VirtioBlk;
 import org.jkvm.vmm.virtio.VirtioConsole;
+import org.jkvm.vmm.virtio.VirtioNet;
 import org.jkvm.vmm.virtio.VirtioRng;
 
 /**
  * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
  * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, a PMUv3 if asked for and offered, secondaries powered off), the
- * GICv3 and ITS, the UART, the virtio devices (disks, entropy, then console), PV steal time, then the kernel,
+ * GICv3 and ITS, the UART, the virtio devices (disks, entropy, console, then network), PV steal time, then the kernel,
  * initrd and device tree in RAM and
  * vCPU 0's boot registers. {@link #run} starts the vCPUs and returns how the guest ended.
  */
@@ -135,6 +136,7 @@ public final class Arm64Vm implements AutoCloseable {
         for (int i = 0; i < disks.size(); i++) virtio.add(VirtioBlk.open("virtio-blk" + i, disks.get(i)));
         if (config.rng()) virtio.add(new VirtioRng("virtio-rng"));
         if (config.console()) virtio.add(new VirtioConsole("virtio-console", panicWatcher, results));
+        if (config.net() != null) virtio.add(VirtioNet.open("virtio-net", config.net()));
         if (config.pv().stealTime()) enableStealTime();
         StartupMarks.mark("GIC, UART and steal time set up");
 
