@@ -69,7 +69,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = RunConfigFile.OPTION, paramLabel = "FILE",
             description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout,"
-                    + " disk (one image), rng); options given on the command line win.")
+                    + " disk (one image), rng, net); options given on the command line win.")
     private Path configFile;
 
     @Option(names = "--kernel", paramLabel = "FILE", description = "The guest kernel: an arm64 Image, plain or gzip-compressed.")

@@ -26,7 +26,7 @@ final class RunConfigFile implements IDefaultValueProvider {
     /** A few lines of settings: 64 KiB is plenty. */
     private static final InputKind KIND = new InputKind("a config file", 64 << 10);
     private static final List<String> KEYS = List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "pmu", "timeout",
-            "disk", "rng");
+            "disk", "rng", "net");
 
     private Path loaded;
     private Properties settings;
