@@ -20,6 +20,7 @@ guest=10.0.2.15
 mac=52:54:00:12:34:56
 
 echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs"
+mkdir -p /tmp
 # A persistent tap both VMMs attach to (the VMM adds IFF_VNET_HDR when it attaches).
 tunctl -t $tap >/dev/null && ip addr add $host/24 dev $tap && ip link set $tap up || { echo "NET setup failed: no tap"; exit 1; }
 head -c $((mib << 20)) /dev/urandom > /tmp/h2g
@@ -38,7 +39,8 @@ esac
 # What the guest's /init runs (jkvm.cmd=, base64): ping; receive on 5001 (timed); send to 5002,
 # then wait for the host to connect to 5003, which it does once it has every byte (powering off
 # earlier could lose what is still in the guest's socket buffer).
-cmd="busybox ping -c 3 -W 5 $host >/dev/null && echo PING-OK
+cmd="mkdir -p /tmp
+busybox ping -c 3 -W 5 $host >/dev/null && echo PING-OK
 busybox nc -l -p 5001 -e sh -c 'cat /proc/uptime > /tmp/a; cat > /tmp/r; cat /proc/uptime > /tmp/b' &
 l=\$!
 echo GUEST-LISTENING
