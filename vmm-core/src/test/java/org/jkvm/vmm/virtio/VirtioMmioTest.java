@@ -1,5 +1,7 @@
 package org.jkvm.vmm.virtio;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -82,6 +84,41 @@ class VirtioMmioTest {
         write(0x20, 1 | 2);
         write(STATUS, ACK_DRIVER | FEATURES_OK);
         assertEquals(ACK_DRIVER, read(STATUS));
+    }
+
+    @Test
+    void theDeviceLearnsTheAcceptedFeaturesAndCanWakeItsWorker() throws InterruptedException {
+        List<Long> negotiated = new ArrayList<>();
+        Runnable[] wake = new Runnable[1];
+        Semaphore served = new Semaphore(0);
+        VirtioDevice device = new VirtioDevice() {
+            @Override public int deviceId() { return 4; }
+            @Override public String name() { return "test-device"; }
+            @Override public long features() { return VirtioMmio.F_VERSION_1; }
+            @Override public int queues() { return 1; }
+            @Override public void attach(Runnable w) { wake[0] = w; }
+            @Override public void negotiated(long features) { negotiated.add(features); }
+            @Override public boolean serve(int index, VirtQueue queue) {
+                served.release();
+                return false;
+            }
+        };
+        try (EventFd bell = EventFd.create(); VirtioMmio m = new VirtioMmio(device, ram, bell, () -> { })) {
+            m.write(0, STATUS, 4, ACK_DRIVER);
+            m.write(0, 0x24, 4, 1);
+            m.write(0, 0x20, 4, 1);
+            m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK);
+            assertEquals(List.of(VirtioMmio.F_VERSION_1), negotiated);
+            m.write(0, 0x38, 4, 8);
+            m.write(0, 0x80, 4, DESC);
+            m.write(0, 0x90, 4, AVAIL);
+            m.write(0, 0xa0, 4, USED);
+            m.write(0, QUEUE_READY, 4, 1);
+            m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK | DRIVER_OK);
+            assertTrue(served.tryAcquire(5, TimeUnit.SECONDS), "DRIVER_OK rings the doorbell");
+            wake[0].run();
+            assertTrue(served.tryAcquire(5, TimeUnit.SECONDS), "the device's own wake serves the queues");
+        }
     }
 
     @Test
