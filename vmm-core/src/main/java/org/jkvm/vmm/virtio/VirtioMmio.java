@@ -249,11 +249,12 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
     }
 
     /**
-     * Serves every ready queue once, as the doorbell does not say which queue rang, and interrupts
-     * the guest if any chain was used; returns whether one was.
+     * Serves every ready queue once, as the doorbell does not say which queue rang, the driver
+     * asked not to notify meanwhile, and interrupts the guest if a chain was used on a queue whose
+     * driver wants interrupts; returns whether one was used or chains came without a notification.
      */
     boolean serveQueues() {
-        boolean used = false;
+        boolean used = false, raise = false, news = false;
         lock.lock();
         try {
             if ((status & (S_DRIVER_OK | S_NEEDS_RESET)) != S_DRIVER_OK) return false;
@@ -261,7 +262,11 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
                 VirtQueue q = queues[i].queue;
                 if (q == null) continue;
                 try {
-                    used |= device.serve(i, q);
+                    q.suppressNotifications();
+                    boolean u = device.serve(i, q);
+                    news |= q.resumeNotifications();
+                    used |= u;
+                    raise |= u && q.interruptWanted();
                 } catch (VirtioException e) {
                     needsReset("queue " + i + ": " + e.getMessage());
                     return false;
@@ -272,12 +277,12 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
                 }
             }
             // Under the lock: a driver reset between this and the interrupt clears it.
-            if (used) interruptStatus.getAndUpdate(s -> s | INT_VRING);
+            if (raise) interruptStatus.getAndUpdate(s -> s | INT_VRING);
         } finally {
             lock.unlock();
         }
-        if (used) interrupt.run();
-        return used;
+        if (raise) interrupt.run();
+        return used || news;
     }
 
     /** Stops the worker and closes the device; the doorbell and interrupt belong to the caller. */

@@ -1,5 +1,6 @@
 package org.jkvm.vmm.virtio;
 
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -17,6 +18,7 @@ import static org.jkvm.vmm.virtio.FakeRam.USED;
 import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_NEXT;
 import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_WRITE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -132,6 +134,20 @@ class VirtioMmioTest {
         assertEquals(32, ram.usedEntry(0)[1]);
         assertEquals(1, read(INTERRUPT_STATUS));
         write(INTERRUPT_ACK, 1);
+        assertEquals(0, read(INTERRUPT_STATUS));
+    }
+
+    @Test
+    void aDriverPollingTheUsedRingIsNotInterrupted() throws InterruptedException {
+        negotiate();
+        ram.memory.set(ValueLayout.JAVA_BYTE, AVAIL - FakeRam.BASE, (byte) VirtQueue.AVAIL_F_NO_INTERRUPT);
+        ram.descriptor(0, DATA, 32, DESC_F_WRITE, 0);
+        ram.offer(0, 8);
+        write(0x50, 0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (ram.usedIndex() == 0 && System.nanoTime() < deadline) Thread.onSpinWait();
+        assertEquals(1, ram.usedIndex(), "the chain is used");
+        assertFalse(interrupts.tryAcquire(200, TimeUnit.MILLISECONDS), "but the driver asked for no interrupt");
         assertEquals(0, read(INTERRUPT_STATUS));
     }
 
