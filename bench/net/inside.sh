@@ -40,6 +40,7 @@ esac
 # then wait for the host to connect to 5003, which it does once it has every byte (powering off
 # earlier could lose what is still in the guest's socket buffer).
 cmd="mkdir -p /tmp
+echo NET-FEATURES \$(cat /sys/class/net/eth0/device/features)
 busybox ping -c 3 -W 5 $host >/dev/null && echo PING-OK
 busybox nc -l -p 5001 -e sh -c 'cat /proc/uptime > /tmp/a; cat > /tmp/r; cat /proc/uptime > /tmp/b' &
 l=\$!
@@ -82,6 +83,7 @@ run() {   # run VMM ROUND
   kill $listener 2>/dev/null
   wait $listener 2>/dev/null
   sed 's/^/  | /' /tmp/vm.log
+  grep -a '^NET-FEATURES' /tmp/vm.log | sed "s/^NET-FEATURES/NET $1 $2 features/"
   grep -q PING-OK /tmp/vm.log && echo "NET $1 $2 ping=ok" || echo "NET $1 $2 ping=failed"
   line=$(grep -a '^H2G ' /tmp/vm.log | tr -d '\r')
   a=${line##*start=}; a=${a%% *}; b=${line##*end=}

@@ -89,9 +89,10 @@ public final class FrameFd implements AutoCloseable {
     }
 
     /**
-     * Waits until a frame can be read, or {@code wake} is signalled, or {@code timeoutMillis}
-     * passes (-1: no limit). Returns whether a frame (or an error or hang-up, which the next read
-     * reports) is waiting; false also when a signal interrupted the wait. Does not reset {@code wake}.
+     * Waits until a frame can be read (or the next read would report an error or hang-up), or
+     * {@code wake} is signalled, or {@code timeoutMillis} passes (-1: no limit). Returns whether
+     * either is ready; false when the time passed or a signal interrupted the wait. Does not
+     * reset {@code wake}.
      */
     public boolean awaitReadable(EventFd wake, int timeoutMillis) {
         pollFds.set(JAVA_INT, Libc.POLLFD_FD, fd);
@@ -105,7 +106,7 @@ public final class FrameFd implements AutoCloseable {
             if (errno == Libc.EINTR) return false;
             throw new KvmException("poll", what, errno);
         }
-        return rc > 0 && pollFds.get(JAVA_SHORT, Libc.POLLFD_REVENTS) != 0;
+        return rc > 0;
     }
 
     @Override

@@ -39,10 +39,9 @@ class FrameFdTest {
         try (FrameFd a = p[0]; FrameFd b = p[1]; EventFd wake = EventFd.create(); Arena arena = Arena.ofConfined()) {
             assertFalse(b.awaitReadable(wake, 10));
             wake.signal();
-            long start = System.nanoTime();
-            assertFalse(b.awaitReadable(wake, 60_000), "woken, no frame");
-            assertTrue(System.nanoTime() - start < 30_000_000_000L, "the wake eventfd ended the wait");
+            assertTrue(b.awaitReadable(wake, 60_000), "woken by the eventfd");
             wake.take();
+            assertFalse(b.awaitReadable(wake, 10));
             a.write(List.of(arena.allocate(1)));
             assertTrue(b.awaitReadable(wake, 5_000));
         }

@@ -1,5 +1,7 @@
 package org.jkvm.vmm.virtio;
 
+import org.jkvm.kvm.EventFd;
+
 /**
  * A virtio device behind a {@link VirtioMmio} transport: what it offers and how it serves its
  * queues. {@link #serve} runs on the device's worker thread, never on a vCPU thread.
@@ -35,10 +37,13 @@ public interface VirtioDevice extends AutoCloseable {
     boolean serve(int index, VirtQueue queue) throws VirtioException;
 
     /**
-     * Called once, before the worker starts, with what wakes the worker to serve the queues: for a
-     * device whose host side has input of its own (a tap) to hand it over from a thread of its own.
+     * Waits on the worker thread until there is work: the doorbell rang, or (for a device whose
+     * host side has input of its own, a tap) that input arrived. Returns whether to serve the
+     * queues; false when a signal interrupted the wait. Does not reset the doorbell.
      */
-    default void attach(Runnable wake) {}
+    default boolean awaitWork(EventFd doorbell) {
+        return doorbell.await(-1);
+    }
 
     /** The features the driver took, when it sets FEATURES_OK and the transport accepts them. */
     default void negotiated(long features) {}

@@ -11,7 +11,8 @@ import org.jkvm.vmm.bus.MmioDevice;
  * The virtio-mmio transport, version 2 (virtio 1.2, 4.2.2), for one {@link VirtioDevice}. The
  * vCPU threads only touch registers; the queues are served by the device's own worker thread,
  * woken by the doorbell eventfd (which KVM signals itself when it has an ioeventfd on
- * {@link #QUEUE_NOTIFY}; otherwise a write there rings it) and interrupting the guest through
+ * {@link #QUEUE_NOTIFY}; otherwise a write there rings it), or by input of the device's own (a
+ * tap's frame, {@link VirtioDevice#awaitWork}), and interrupting the guest through
  * {@code interrupt} (an irqfd where KVM has one). A guest that breaks the protocol gets
  * DEVICE_NEEDS_RESET and a configuration-change interrupt; its queues are not served until it
  * resets the device.
@@ -78,7 +79,6 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         this.config = device.config();
         this.queues = new QueueSetup[device.queues()];
         for (int i = 0; i < queues.length; i++) queues[i] = new QueueSetup();
-        device.attach(doorbell::signal);
         this.worker = Thread.ofPlatform().name(device.name()).daemon().start(this::work);
     }
 
@@ -229,7 +229,9 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
     private void work() {
         while (!closed) {
             try {
-                if (!doorbell.await(-1)) continue;
+                // A device with input of its own waits for it only while its queues are served:
+                // a guest that broke the protocol must not make the worker spin on that input.
+                if (!(serving() ? device.awaitWork(doorbell) : doorbell.await(-1))) continue;
                 doorbell.take();
                 // Serving one queue may give another work (a control answer): go round until a pass uses nothing.
                 boolean more = true;
@@ -248,6 +250,15 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         }
     }
 
+    private boolean serving() {
+        lock.lock();
+        try {
+            return (status & (S_DRIVER_OK | S_NEEDS_RESET)) == S_DRIVER_OK;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
      * Serves every ready queue once, as the doorbell does not say which queue rang, the driver
      * asked not to notify meanwhile, and interrupts the guest if a chain was used on a queue whose
@@ -257,7 +268,7 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         boolean used = false, raise = false, news = false;
         lock.lock();
         try {
-            if ((status & (S_DRIVER_OK | S_NEEDS_RESET)) != S_DRIVER_OK) return false;
+            if (!serving()) return false;
             for (int i = 0; i < queues.length; i++) {
                 VirtQueue q = queues[i].queue;
                 if (q == null) continue;

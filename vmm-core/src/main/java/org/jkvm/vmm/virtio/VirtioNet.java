@@ -4,8 +4,6 @@ import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Set;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import org.jkvm.kvm.EventFd;
@@ -23,10 +21,10 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * and TCP segmentation offloads are offered only where the tap took them, each direction's from
  * the same TUNSETOFFLOAD flag, and the tap is told which receive offloads the driver took.
  *
- * <p>Transmit is served on the worker thread when the guest notifies. Receive is served there
- * too; a thread of the device's own polls the tap while a receive buffer waits for a frame, and
- * wakes the worker when one comes. A frame the guest sends with a header it may not use (an
- * offload not negotiated, offsets outside the frame) is dropped and counted, as is one the tap
+ * <p>Both queues are served on the worker thread: transmit when the guest notifies, receive when
+ * a frame comes while a receive buffer waits for one (the worker then polls the tap beside the
+ * doorbell) or when the driver adds buffers. A frame the guest sends with a header it may not use
+ * (an offload not negotiated, offsets outside the frame) is dropped and counted, as is one the tap
  * refuses; a chain that breaks the protocol (device-writable buffers to send, no room for the
  * header) is a {@link VirtioException}.
  */
@@ -46,14 +44,9 @@ public final class VirtioNet implements VirtioDevice {
     private final FrameFd frames;
     private final long features;
     private final Consumer<Set<Tap.Offload>> offload;
-    private final EventFd stop = EventFd.create();
-    private final Semaphore armed = new Semaphore(0);
-    private final AtomicBoolean polling = new AtomicBoolean();
-    private volatile boolean closed;
     private volatile long negotiated;
-    private Thread poller;
-    /** A receive chain taken from the queue that no frame has filled yet; the worker's. */
-    private DescriptorChain held;
+    /** A receive chain taken from the queue that no frame has filled yet; cleared by a reset. */
+    private volatile DescriptorChain held;
     private long txDrops, rxDrops;
 
     /**
@@ -111,25 +104,10 @@ public final class VirtioNet implements VirtioDevice {
         return mac.clone();
     }
 
+    /** While a receive chain waits for a frame, a frame is work too. */
     @Override
-    public void attach(Runnable wake) {
-        poller = Thread.ofPlatform().name(name + "-rx").daemon().start(() -> pollTap(wake));
-    }
-
-    /** Waits, while the worker asks it to, for a frame on the tap, then wakes the worker. */
-    private void pollTap(Runnable wake) {
-        try {
-            while (!closed) {
-                armed.acquireUninterruptibly();
-                boolean ready = false;
-                while (!closed && !ready) ready = frames.awaitReadable(stop, -1);
-                if (closed) return;
-                polling.set(false);
-                wake.run();
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, name + ": polling the tap failed; the guest receives no more frames", e);
-        }
+    public boolean awaitWork(EventFd doorbell) {
+        return held == null ? doorbell.await(-1) : frames.awaitReadable(doorbell, -1);
     }
 
     /** Sets the tap's receive offloads to those the driver took. */
@@ -221,8 +199,7 @@ public final class VirtioNet implements VirtioDevice {
                 continue;
             }
             if (n < 0) {
-                held = c;
-                if (polling.compareAndSet(false, true)) armed.release();
+                held = c; // the worker polls the tap until a frame comes
                 return used;
             }
             if (n < NetHeader.BYTES + NetHeader.ETH_BYTES || n > c.writableBytes()) {
@@ -262,19 +239,9 @@ public final class VirtioNet implements VirtioDevice {
         if (rxDrops++ < LOGGED_DROPS) LOG.log(Level.WARNING, "{0}: a frame for the guest was dropped: {1}", name, why);
     }
 
-    /** Stops the polling thread, then closes the tap. */
+    /** Closes the tap. */
     @Override
     public void close() {
-        closed = true;
-        stop.signal();
-        armed.release();
-        try {
-            if (poller != null) poller.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            frames.close();
-            stop.close();
-        }
+        frames.close();
     }
 }

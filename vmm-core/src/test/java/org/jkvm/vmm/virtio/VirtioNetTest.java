@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import org.jkvm.kvm.EventFd;
 import org.jkvm.kvm.FrameFd;
 import org.jkvm.kvm.Tap;
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * virtio-net's framing against a socket pair standing in for the tap (frames whole, one per
  * read): the 12-byte header and the frame pass unchanged each way, num_buffers is set on receive,
  * headers with offloads the driver did not take are dropped, chains that break the protocol are
- * refused, and a receive buffer waits for its frame, the device's thread waking the worker.
+ * refused, and a receive buffer waits for its frame, the worker then waiting on the tap too.
  */
 @Tag("unit")
 class VirtioNetTest {
@@ -152,19 +154,38 @@ class VirtioNetTest {
     }
 
     @Test
-    void aReceiveBufferWaitsForAFrameAndTheDevicesThreadWakesTheWorker() throws Exception {
-        Semaphore wakes = new Semaphore(0);
-        net.attach(wakes::release);
-        VirtQueue rx = rxRam.queue(SIZE);
-        rxRam.descriptor(0, DATA, 2048, DESC_F_WRITE, 0);
-        rxRam.offer(0, SIZE);
-        assertFalse(net.serve(VirtioNet.RX, rx), "no frame yet: the chain is held");
-        assertEquals(0, rxRam.usedIndex());
-        peerWrite(frame(0, 100));
-        assertTrue(wakes.tryAcquire(10, TimeUnit.SECONDS), "the frame woke the worker");
-        assertTrue(net.serve(VirtioNet.RX, rx));
-        assertEquals(1, rxRam.usedIndex());
-        assertEquals(NetHeader.BYTES + 100, rxRam.usedEntry(0)[1]);
+    void aReceiveBufferWaitingForAFrameMakesTheWorkerWaitOnTheTapToo() throws Exception {
+        try (EventFd doorbell = EventFd.create()) {
+            VirtQueue rx = rxRam.queue(SIZE);
+            assertFalse(net.serve(VirtioNet.RX, rx), "no buffer: nothing to wait for");
+            assertFalse(awaits(doorbell), "the worker waits on the doorbell alone");
+            rxRam.descriptor(0, DATA, 2048, DESC_F_WRITE, 0);
+            rxRam.offer(0, SIZE);
+            assertFalse(net.serve(VirtioNet.RX, rx), "no frame yet: the chain is held");
+            assertEquals(0, rxRam.usedIndex());
+            assertFalse(awaits(doorbell));
+            peerWrite(frame(0, 100));
+            assertTrue(awaits(doorbell), "the frame is work");
+            assertTrue(net.serve(VirtioNet.RX, rx));
+            assertEquals(1, rxRam.usedIndex());
+            assertEquals(NetHeader.BYTES + 100, rxRam.usedEntry(0)[1]);
+            doorbell.signal();
+            assertTrue(awaits(doorbell), "and the doorbell still is");
+        }
+    }
+
+    /** Whether {@link VirtioNet#awaitWork} returns within half a second. */
+    private boolean awaits(EventFd doorbell) throws Exception {
+        FutureTask<Boolean> wait = new FutureTask<>(() -> net.awaitWork(doorbell));
+        Thread t = Thread.ofPlatform().daemon().start(wait);
+        try {
+            return wait.get(500, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            doorbell.signal();
+            t.join();
+            doorbell.take();
+            return false;
+        }
     }
 
     @Test
