@@ -15,4 +15,5 @@
 #include "jkvm_perf.h"	/* perf_event_open: <linux/perf_event.h>, __NR_perf_event_open */
 #include "jkvm_timer.h"	/* timer_create: struct sigevent, SIGEV_THREAD_ID, CLOCK_THREAD_CPUTIME_ID */
 #include "jkvm_falloc.h"	/* fallocate: FALLOC_FL_PUNCH_HOLE, FALLOC_FL_KEEP_SIZE */
+#include "jkvm_tun.h"	/* the tap backend: TUNSETIFF, TUNSETOFFLOAD, IFF_*, TUN_F_*, struct jkvm_tun_ifreq */
 #endif

@@ -280,6 +280,15 @@ static void timer(void)
 	F(sigevent, _sigev_un._tid)
 }
 
+/* TUNSETIFF's argument: the tap backend of virtio-net */
+static void tun(void)
+{
+	S(jkvm_tun_ifreq)
+	F(jkvm_tun_ifreq, name)
+	F(jkvm_tun_ifreq, flags)
+	F(jkvm_tun_ifreq, pad)
+}
+
 static void perf(void)
 {
 	S(perf_event_attr)
@@ -481,6 +490,7 @@ int main(void)
 	kvm_run();
 	common();
 	timer();
+	tun();
 	perf();
 	arch();
 	constants();

@@ -5,6 +5,7 @@ import java.util.BitSet;
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
+import org.jkvm.vmm.config.Net;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.Vsock;
@@ -76,6 +77,14 @@ final class Converters {
         @Override
         public Vsock convert(String text) {
             return Vsock.parse(text);
+        }
+    }
+
+    /** {@code --net tap=NAME[,mac=M]}. */
+    static final class NetCard implements ITypeConverter<Net> {
+        @Override
+        public Net convert(String text) {
+            return Net.parse(text);
         }
     }
 }

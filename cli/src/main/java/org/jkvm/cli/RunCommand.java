@@ -27,6 +27,7 @@ import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
+import org.jkvm.vmm.config.Net;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
@@ -69,7 +70,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = RunConfigFile.OPTION, paramLabel = "FILE",
             description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout,"
-                    + " disk, disk.2, disk.3, ... (images in that order), rng); options given on the command line win.")
+                    + " disk, disk.2, disk.3, ... (images in that order), rng, net); options given on the command line win.")
     private Path configFile;
 
     @Option(names = "--kernel", paramLabel = "FILE", description = "The guest kernel: an arm64 Image, plain or gzip-compressed.")
@@ -122,6 +123,12 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--rng", description = "Give the guest a virtio-rng device, fed from the host's /dev/urandom.")
     private boolean rng;
+
+    @Option(names = "--net", paramLabel = "tap=NAME[,mac=M]", converter = Converters.NetCard.class,
+            description = "Give the guest a virtio-net card on the host's tap NAME (attached if it exists, created"
+                    + " otherwise: that needs CAP_NET_ADMIN, and the tap lives as long as jkvm); mac: its address"
+                    + " (default: 52:54:00 and three bytes from NAME).")
+    private Net net;
 
     @Option(names = "--virtio-console", description = "Give the guest a virtio-console: hvc0 (console=hvc0) prints where"
             + " the serial console does, and the port " + VirtioConsole.RESULTS_PORT + " (see --results-port).")
@@ -182,6 +189,7 @@ final class RunCommand implements Callable<Integer> {
                 Disk d = config.disks().get(i);
                 err.printf("jkvm: /dev/vd%c: %s%s%n", (char) ('a' + i), d.path(), d.readOnly() ? " (read-only)" : "");
             }
+            if (config.net() != null) err.println("jkvm: virtio-net on tap " + config.net().tap() + ", MAC " + config.net().mac());
             if (config.console()) {
                 err.println("jkvm: virtio-console: hvc0, port " + VirtioConsole.RESULTS_PORT + (resultsPort == null ? "" : " to " + resultsPort));
             }
@@ -225,7 +233,7 @@ final class RunCommand implements Callable<Integer> {
     VmConfig config() {
         return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu,
                 timeout == null ? null : Duration.ofSeconds(timeout), disks, rng, virtioConsole || resultsPort != null,
-                vsock);
+                vsock, net);
     }
 
     /** Refuses a --stats-json, --profile-out, --results-port or --record that would replace one of the run's inputs, before the guest runs. */

@@ -12,6 +12,7 @@ import java.util.List;
 import org.jkvm.kvm.Arch;
 import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
+import org.jkvm.vmm.config.Net;
 import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.config.Vsock;
@@ -164,6 +165,17 @@ class RunCommandTest {
                 "--kernel", kernel.toString(), "--vsock", taken.toString());
         assertRefused("--vsock " + dir.resolve("no/v.sock") + ": its directory does not exist",
                 "--kernel", kernel.toString(), "--vsock", dir.resolve("no/v.sock").toString());
+    }
+
+    @Test
+    void netGivesTheGuestACardOnATapFromTheCommandLineOrTheConfigFile() throws Exception {
+        assertEquals(new Net("tap0", "52:54:00:00:00:01"),
+                config("--kernel", kernel.toString(), "--net", "tap=tap0,mac=52:54:00:00:00:01").net());
+        assertEquals(null, config("--kernel", kernel.toString()).net());
+        Path file = Files.writeString(dir.resolve("net.conf"), "kernel = " + kernel + "\nnet = tap=jkvm0\n");
+        assertEquals("jkvm0", config("--config", file.toString()).net().tap());
+        assertRefused("--net tap=tap0,vhost=on: unknown setting 'vhost=on'; give tap=NAME[,mac=52:54:00:xx:xx:xx]",
+                "--kernel", kernel.toString(), "--net", "tap=tap0,vhost=on");
     }
 
     @Test

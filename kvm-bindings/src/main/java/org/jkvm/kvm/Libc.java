@@ -27,6 +27,10 @@ final class Libc {
     // Linux values shared by x86_64 and arm64 (asm-generic); libc headers, not KVM's.
     static final int O_RDWR = 0x2;
     static final int O_CLOEXEC = 0x80000;
+    static final int O_NONBLOCK = 0x800;
+    /** socketpair(2) for a stand-in tap: a Unix socket keeping message boundaries. */
+    static final int AF_UNIX = 1;
+    static final int SOCK_SEQPACKET = 5;
     static final int PROT_READ = 0x1;
     static final int PROT_WRITE = 0x2;
     static final int MAP_SHARED = 0x01;
@@ -126,6 +130,15 @@ final class Libc {
         static final MethodHandle HANDLE = bind("syscall",
                 FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
                 ERRNO_OPT, Linker.Option.firstVariadicArg(1));
+    }
+    /** readv/writev: the frame I/O of a tap, straight to and from guest buffers. */
+    private static final class Vectored {
+        static final MethodHandle READV = withErrno("readv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+        static final MethodHandle WRITEV = withErrno("writev", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    }
+    private static final class Socketpair {
+        static final MethodHandle HANDLE = withErrno("socketpair",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
     }
     private static final class Poll {
         static final MethodHandle HANDLE = withErrno("poll",
@@ -317,6 +330,33 @@ final class Libc {
     static long syscall(long nr, MemorySegment ptr, long a, long b, long c, long d) {
         try {
             return (long) Syscall.HANDLE.invokeExact(STATE.get(), nr, ptr, a, b, c, d);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** readv(2) into {@code count} consecutive struct iovec. Does not allocate. */
+    static long readv(int fd, MemorySegment iov, int count) {
+        try {
+            return (long) Vectored.READV.invokeExact(STATE.get(), fd, iov, count);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** writev(2) from {@code count} consecutive struct iovec. Does not allocate. */
+    static long writev(int fd, MemorySegment iov, int count) {
+        try {
+            return (long) Vectored.WRITEV.invokeExact(STATE.get(), fd, iov, count);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** socketpair(2): the two descriptors are written to {@code fds} (two ints). */
+    static int socketpair(int domain, int type, MemorySegment fds) {
+        try {
+            return (int) Socketpair.HANDLE.invokeExact(STATE.get(), domain, type, 0, fds);
         } catch (Throwable t) {
             throw rethrow(t);
         }

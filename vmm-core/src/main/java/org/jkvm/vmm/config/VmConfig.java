@@ -28,10 +28,11 @@ import org.jkvm.vmm.io.InputKind;
  * @param rng      whether the guest gets a virtio-rng device
  * @param console  whether the guest gets a virtio-console: hvc0, and a port for results
  * @param vsock    the guest's virtio-vsock device, or null for none
+ * @param net      the guest's virtio-net card on a tap, or null for none
  */
 public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long memory, BitSet pin,
                        PvOptions pv, boolean pmu, Duration timeout, List<Disk> disks, boolean rng, boolean console,
-                       Vsock vsock) {
+                       Vsock vsock, Net net) {
     /** Smallest RAM a Linux guest gets anywhere with. */
     public static final long MIN_MEMORY = 64L << 20;
     /** arm64 Linux's COMMAND_LINE_SIZE, including the terminating NUL: it cuts a longer one off without a word. */
@@ -51,7 +52,8 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
         if (pin != null) pin = (BitSet) pin.clone();
         if (pv == null) pv = PvOptions.DEFAULT;
         disks = disks == null ? List.of() : List.copyOf(disks);
-        if (disks.size() + (rng ? 1 : 0) + (console ? 1 : 0) + (vsock != null ? 1 : 0) > Arm64Layout.VIRTIO_SLOTS) {
+        if (disks.size() + (rng ? 1 : 0) + (console ? 1 : 0) + (vsock != null ? 1 : 0) + (net != null ? 1 : 0)
+                > Arm64Layout.VIRTIO_SLOTS) {
             throw new SettingException("disk", disks.size() + " disks", "jkvm's arm64 machine has room for "
                     + Arm64Layout.VIRTIO_SLOTS + " virtio devices");
         }
@@ -60,7 +62,7 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
     /** A VM without virtio devices. */
     public VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long memory, BitSet pin, PvOptions pv,
                     boolean pmu, Duration timeout) {
-        this(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout, List.of(), false, false, null);
+        this(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout, List.of(), false, false, null, null);
     }
 
     /**

@@ -27,6 +27,10 @@ public final class VirtQueue {
     static final int DESC_F_INDIRECT = 4;
     /** Bytes of one descriptor: addr u64, len u32, flags u16, next u16. */
     static final int DESC_BYTES = 16;
+    /** Used ring flag: the device asks not to be notified (VIRTQ_USED_F_NO_NOTIFY). */
+    static final int USED_F_NO_NOTIFY = 1;
+    /** Available ring flag: the driver asks not to be interrupted (VIRTQ_AVAIL_F_NO_INTERRUPT). */
+    static final int AVAIL_F_NO_INTERRUPT = 1;
 
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -40,6 +44,8 @@ public final class VirtQueue {
     private final MemorySegment used;
     private int nextAvail;
     private int nextUsed;
+    /** The available index the device last read: chains made available after it are news. */
+    private int seenAvail;
 
     private VirtQueue(GuestRam ram, int size, boolean indirect, MemorySegment descriptors, MemorySegment avail,
                       MemorySegment used) {
@@ -98,6 +104,7 @@ public final class VirtQueue {
     public DescriptorChain next() throws VirtioException {
         int availIdx = Short.toUnsignedInt(avail.get(U16, 2));
         VarHandle.acquireFence(); // the ring entries the index covers are read after it
+        seenAvail = availIdx;
         int pending = (availIdx - nextAvail) & 0xffff;
         if (pending == 0) return null;
         if (pending > size) {
@@ -166,6 +173,37 @@ public final class VirtQueue {
         } catch (GuestAddressException e) {
             throw new VirtioException("descriptor " + index + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * Asks the driver not to notify the device (virtio 1.2, 2.7.10) while it serves the queue
+     * anyway: each notification is a trap into KVM. {@link #resumeNotifications} ends it.
+     */
+    public void suppressNotifications() {
+        used.set(U16, 0, (short) USED_F_NO_NOTIFY);
+    }
+
+    /**
+     * Asks for notifications again; returns whether the driver made chains available since the
+     * device last looked, which it may have done without notifying: they are served now, or they
+     * would wait for the next notification. Each such change is reported once.
+     */
+    public boolean resumeNotifications() {
+        used.set(U16, 0, (short) 0);
+        VarHandle.fullFence(); // the flag is cleared before the index is read (the driver: index written, then flag read)
+        int availIdx = Short.toUnsignedInt(avail.get(U16, 2));
+        boolean news = availIdx != seenAvail;
+        seenAvail = availIdx;
+        return news;
+    }
+
+    /**
+     * Whether the driver wants an interrupt for the chains returned so far: it sets
+     * VIRTQ_AVAIL_F_NO_INTERRUPT while it polls the used ring itself, and looks at the ring again
+     * when it clears the flag. Read after the used index is published ({@link #complete} fences).
+     */
+    public boolean interruptWanted() {
+        return (avail.get(U16, 0) & AVAIL_F_NO_INTERRUPT) == 0;
     }
 
     /**

@@ -1,11 +1,13 @@
 package org.jkvm.vmm.virtio;
 
+import org.jkvm.kvm.EventFd;
+
 /**
  * A virtio device behind a {@link VirtioMmio} transport: what it offers and how it serves its
  * queues. {@link #serve} runs on the device's worker thread, never on a vCPU thread.
  */
 public interface VirtioDevice extends AutoCloseable {
-    /** The device type (virtio 1.2, 5): 2 for block, 3 for console, 4 for entropy, 19 for vsock. */
+    /** The device type (virtio 1.2, 5): 1 for network, 2 for block, 3 for console, 4 for entropy, 19 for vsock. */
     int deviceId();
 
     /** Its name in logs and thread names, e.g. {@code virtio-blk0}. */
@@ -39,6 +41,18 @@ public interface VirtioDevice extends AutoCloseable {
      * serve the queues again, for a device whose host side has something for the guest.
      */
     default void attach(Runnable wakeWorker) {}
+
+    /**
+     * Waits on the worker thread until there is work: the doorbell rang, or (for a device whose
+     * host side has input of its own, a tap) that input arrived. Returns whether to serve the
+     * queues; false when a signal interrupted the wait. Does not reset the doorbell.
+     */
+    default boolean awaitWork(EventFd doorbell) {
+        return doorbell.await(-1);
+    }
+
+    /** The features the driver took, when it sets FEATURES_OK and the transport accepts them. */
+    default void negotiated(long features) {}
 
     /** Forgets per-driver state when the driver resets the device; called with no queue being served. */
     default void reset() {}

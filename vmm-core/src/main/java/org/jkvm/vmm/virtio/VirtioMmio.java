@@ -11,7 +11,8 @@ import org.jkvm.vmm.bus.MmioDevice;
  * The virtio-mmio transport, version 2 (virtio 1.2, 4.2.2), for one {@link VirtioDevice}. The
  * vCPU threads only touch registers; the queues are served by the device's own worker thread,
  * woken by the doorbell eventfd (which KVM signals itself when it has an ioeventfd on
- * {@link #QUEUE_NOTIFY}; otherwise a write there rings it) and interrupting the guest through
+ * {@link #QUEUE_NOTIFY}; otherwise a write there rings it), or by input of the device's own (a
+ * tap's frame, {@link VirtioDevice#awaitWork}), and interrupting the guest through
  * {@code interrupt} (an irqfd where KVM has one). A guest that breaks the protocol gets
  * DEVICE_NEEDS_RESET and a configuration-change interrupt; its queues are not served until it
  * resets the device.
@@ -187,8 +188,12 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
             reset();
             return;
         }
-        if ((v & S_FEATURES_OK) != 0 && (status & S_FEATURES_OK) == 0 && !featuresAcceptable()) {
-            v &= ~S_FEATURES_OK;
+        if ((v & S_FEATURES_OK) != 0 && (status & S_FEATURES_OK) == 0) {
+            if (featuresAcceptable()) {
+                device.negotiated(driverFeatures);
+            } else {
+                v &= ~S_FEATURES_OK;
+            }
         }
         status = v | (status & S_NEEDS_RESET);
         if ((status & S_DRIVER_OK) != 0) doorbell.signal(); // buffers may already be waiting
@@ -225,7 +230,9 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
     private void work() {
         while (!closed) {
             try {
-                if (!doorbell.await(-1)) continue;
+                // A device with input of its own waits for it only while its queues are served:
+                // a guest that broke the protocol must not make the worker spin on that input.
+                if (!(serving() ? device.awaitWork(doorbell) : doorbell.await(-1))) continue;
                 doorbell.take();
                 // Serving one queue may give another work (a control answer): go round until a pass uses nothing.
                 boolean more = true;
@@ -244,20 +251,34 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
         }
     }
 
-    /**
-     * Serves every ready queue once, as the doorbell does not say which queue rang, and interrupts
-     * the guest if any chain was used; returns whether one was.
-     */
-    boolean serveQueues() {
-        boolean used = false;
+    private boolean serving() {
         lock.lock();
         try {
-            if ((status & (S_DRIVER_OK | S_NEEDS_RESET)) != S_DRIVER_OK) return false;
+            return (status & (S_DRIVER_OK | S_NEEDS_RESET)) == S_DRIVER_OK;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Serves every ready queue once, as the doorbell does not say which queue rang, the driver
+     * asked not to notify meanwhile, and interrupts the guest if a chain was used on a queue whose
+     * driver wants interrupts; returns whether one was used or chains came without a notification.
+     */
+    boolean serveQueues() {
+        boolean used = false, raise = false, news = false;
+        lock.lock();
+        try {
+            if (!serving()) return false;
             for (int i = 0; i < queues.length; i++) {
                 VirtQueue q = queues[i].queue;
                 if (q == null) continue;
                 try {
-                    used |= device.serve(i, q);
+                    q.suppressNotifications();
+                    boolean u = device.serve(i, q);
+                    news |= q.resumeNotifications();
+                    used |= u;
+                    raise |= u && q.interruptWanted();
                 } catch (VirtioException e) {
                     needsReset("queue " + i + ": " + e.getMessage());
                     return false;
@@ -268,12 +289,12 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
                 }
             }
             // Under the lock: a driver reset between this and the interrupt clears it.
-            if (used) interruptStatus.getAndUpdate(s -> s | INT_VRING);
+            if (raise) interruptStatus.getAndUpdate(s -> s | INT_VRING);
         } finally {
             lock.unlock();
         }
-        if (used) interrupt.run();
-        return used;
+        if (raise) interrupt.run();
+        return used || news;
     }
 
     /** Stops the worker and closes the device; the doorbell and interrupt belong to the caller. */

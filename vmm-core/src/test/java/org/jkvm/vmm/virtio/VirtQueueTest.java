@@ -1,5 +1,7 @@
 package org.jkvm.vmm.virtio;
 
+import java.lang.foreign.ValueLayout;
+
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -12,6 +14,7 @@ import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_NEXT;
 import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_WRITE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -175,5 +178,29 @@ class VirtQueueTest {
         assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 0, 256, DESC, AVAIL, USED, false));
         assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 512, 256, DESC, AVAIL, USED, false));
         assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, 0, AVAIL, USED, false));
+    }
+
+    @Test
+    void notificationsAreSuppressedWhileServingAndChainsThatCameMeanwhileAreReportedOnce() throws VirtioException {
+        VirtQueue q = ram.queue(SIZE);
+        q.suppressNotifications();
+        assertEquals(VirtQueue.USED_F_NO_NOTIFY, ram.memory.get(ValueLayout.JAVA_BYTE, USED - FakeRam.BASE));
+        assertFalse(q.resumeNotifications(), "nothing came");
+        assertEquals(0, ram.memory.get(ValueLayout.JAVA_BYTE, USED - FakeRam.BASE));
+        ram.descriptor(0, DATA, 16, 0, 0);
+        q.suppressNotifications();
+        ram.offer(0, SIZE); // made available without a notification
+        assertTrue(q.resumeNotifications());
+        assertFalse(q.resumeNotifications(), "reported once, even if the device leaves it in the ring");
+        assertEquals(0, q.next().head());
+        assertFalse(q.resumeNotifications());
+    }
+
+    @Test
+    void theDriverMaySayItWantsNoInterrupt() throws VirtioException {
+        VirtQueue q = ram.queue(SIZE);
+        assertTrue(q.interruptWanted());
+        ram.memory.set(ValueLayout.JAVA_BYTE, AVAIL - FakeRam.BASE, (byte) VirtQueue.AVAIL_F_NO_INTERRUPT);
+        assertFalse(q.interruptWanted());
     }
 }

@@ -1,9 +1,15 @@
 package org.jkvm.vmm.virtio;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import org.jkvm.kvm.EventFd;
+import org.jkvm.kvm.FrameFd;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -15,6 +21,7 @@ import static org.jkvm.vmm.virtio.FakeRam.USED;
 import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_NEXT;
 import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_WRITE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -85,6 +92,44 @@ class VirtioMmioTest {
     }
 
     @Test
+    void theDeviceLearnsTheAcceptedFeaturesAndItsOwnInputWakesTheWorker() throws InterruptedException {
+        List<Long> negotiated = new ArrayList<>();
+        Semaphore served = new Semaphore(0);
+        FrameFd[] input = FrameFd.socketPair();
+        MemorySegment frame = Arena.global().allocate(1);
+        VirtioDevice device = new VirtioDevice() {
+            @Override public int deviceId() { return 4; }
+            @Override public String name() { return "test-device"; }
+            @Override public long features() { return VirtioMmio.F_VERSION_1; }
+            @Override public int queues() { return 1; }
+            @Override public void negotiated(long features) { negotiated.add(features); }
+            @Override public boolean awaitWork(EventFd doorbell) { return input[1].awaitReadable(doorbell, -1); }
+            @Override public boolean serve(int index, VirtQueue queue) {
+                if (input[1].read(List.of(frame)) > 0) served.release();
+                return false;
+            }
+            @Override public void close() {
+                input[1].close();
+            }
+        };
+        try (FrameFd in = input[0]; EventFd bell = EventFd.create(); VirtioMmio m = new VirtioMmio(device, ram, bell, () -> { })) {
+            m.write(0, STATUS, 4, ACK_DRIVER);
+            m.write(0, 0x24, 4, 1);
+            m.write(0, 0x20, 4, 1);
+            m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK);
+            assertEquals(List.of(VirtioMmio.F_VERSION_1), negotiated);
+            m.write(0, 0x38, 4, 8);
+            m.write(0, 0x80, 4, DESC);
+            m.write(0, 0x90, 4, AVAIL);
+            m.write(0, 0xa0, 4, USED);
+            m.write(0, QUEUE_READY, 4, 1);
+            m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK | DRIVER_OK);
+            in.write(List.of(frame));
+            assertTrue(served.tryAcquire(5, TimeUnit.SECONDS), "the device's own input serves the queues");
+        }
+    }
+
+    @Test
     void aNotificationIsServedOffTheVcpuThreadAndInterrupts() throws InterruptedException {
         negotiate();
         ram.descriptor(0, DATA, 32, DESC_F_WRITE, 0);
@@ -95,6 +140,20 @@ class VirtioMmioTest {
         assertEquals(32, ram.usedEntry(0)[1]);
         assertEquals(1, read(INTERRUPT_STATUS));
         write(INTERRUPT_ACK, 1);
+        assertEquals(0, read(INTERRUPT_STATUS));
+    }
+
+    @Test
+    void aDriverPollingTheUsedRingIsNotInterrupted() throws InterruptedException {
+        negotiate();
+        ram.memory.set(ValueLayout.JAVA_BYTE, AVAIL - FakeRam.BASE, (byte) VirtQueue.AVAIL_F_NO_INTERRUPT);
+        ram.descriptor(0, DATA, 32, DESC_F_WRITE, 0);
+        ram.offer(0, 8);
+        write(0x50, 0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (ram.usedIndex() == 0 && System.nanoTime() < deadline) Thread.onSpinWait();
+        assertEquals(1, ram.usedIndex(), "the chain is used");
+        assertFalse(interrupts.tryAcquire(200, TimeUnit.MILLISECONDS), "but the driver asked for no interrupt");
         assertEquals(0, read(INTERRUPT_STATUS));
     }
 

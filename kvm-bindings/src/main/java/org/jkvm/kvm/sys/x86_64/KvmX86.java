@@ -2966,6 +2966,78 @@ public class KvmX86 extends KvmX86$shared {
     public static int FALLOC_FL_UNSHARE_RANGE() {
         return FALLOC_FL_UNSHARE_RANGE;
     }
+    private static final int IFF_TAP = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define IFF_TAP 2
+     * }
+     */
+    public static int IFF_TAP() {
+        return IFF_TAP;
+    }
+    private static final int IFF_NO_PI = (int)4096L;
+    /**
+     * {@snippet lang=c :
+     * #define IFF_NO_PI 4096
+     * }
+     */
+    public static int IFF_NO_PI() {
+        return IFF_NO_PI;
+    }
+    private static final int IFF_VNET_HDR = (int)16384L;
+    /**
+     * {@snippet lang=c :
+     * #define IFF_VNET_HDR 16384
+     * }
+     */
+    public static int IFF_VNET_HDR() {
+        return IFF_VNET_HDR;
+    }
+    private static final int TUN_F_CSUM = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define TUN_F_CSUM 1
+     * }
+     */
+    public static int TUN_F_CSUM() {
+        return TUN_F_CSUM;
+    }
+    private static final int TUN_F_TSO4 = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define TUN_F_TSO4 2
+     * }
+     */
+    public static int TUN_F_TSO4() {
+        return TUN_F_TSO4;
+    }
+    private static final int TUN_F_TSO6 = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define TUN_F_TSO6 4
+     * }
+     */
+    public static int TUN_F_TSO6() {
+        return TUN_F_TSO6;
+    }
+    private static final int TUN_F_TSO_ECN = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define TUN_F_TSO_ECN 8
+     * }
+     */
+    public static int TUN_F_TSO_ECN() {
+        return TUN_F_TSO_ECN;
+    }
+    private static final int JKVM_TUN_IFNAMSIZ = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * #define JKVM_TUN_IFNAMSIZ 16
+     * }
+     */
+    public static int JKVM_TUN_IFNAMSIZ() {
+        return JKVM_TUN_IFNAMSIZ;
+    }
     private static final int KVM_DEV_TYPE_FSL_MPIC_20 = (int)1L;
     /**
      * {@snippet lang=c :
@@ -5548,6 +5620,33 @@ public class KvmX86 extends KvmX86$shared {
      */
     public static long JKVM_PERF_ATTR_FLAG_REMOVE_ON_EXEC() {
         return JKVM_PERF_ATTR_FLAG_REMOVE_ON_EXEC;
+    }
+    private static final long TUNSETIFF = 1074025674L;
+    /**
+     * {@snippet lang=c :
+     * #define TUNSETIFF 1074025674
+     * }
+     */
+    public static long TUNSETIFF() {
+        return TUNSETIFF;
+    }
+    private static final long TUNSETOFFLOAD = 1074025680L;
+    /**
+     * {@snippet lang=c :
+     * #define TUNSETOFFLOAD 1074025680
+     * }
+     */
+    public static long TUNSETOFFLOAD() {
+        return TUNSETOFFLOAD;
+    }
+    private static final long TUNSETVNETHDRSZ = 1074025688L;
+    /**
+     * {@snippet lang=c :
+     * #define TUNSETVNETHDRSZ 1074025688
+     * }
+     */
+    public static long TUNSETVNETHDRSZ() {
+        return TUNSETVNETHDRSZ;
     }
 }
 

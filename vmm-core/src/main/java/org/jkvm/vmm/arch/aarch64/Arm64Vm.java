@@ -42,13 +42,14 @@ import org.jkvm.vmm.vcpu.VcpuStats;
 import org.jkvm.vmm.virtio.PortCapture;
 import org.jkvm.vmm.virtio.VirtioBlk;
 import org.jkvm.vmm.virtio.VirtioConsole;
+import org.jkvm.vmm.virtio.VirtioNet;
 import org.jkvm.vmm.virtio.VirtioRng;
 import org.jkvm.vmm.virtio.VirtioVsock;
 
 /**
  * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
  * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, a PMUv3 if asked for and offered, secondaries powered off), the
- * GICv3 and ITS, the UART, the virtio devices (disks, entropy, console, then vsock), PV steal time, then the kernel,
+ * GICv3 and ITS, the UART, the virtio devices (disks, entropy, console, vsock, then network), PV steal time, then the kernel,
  * initrd and device tree in RAM and
  * vCPU 0's boot registers. {@link #run} starts the vCPUs and returns how the guest ended.
  */
@@ -139,6 +140,7 @@ public final class Arm64Vm implements AutoCloseable {
         if (config.console()) virtio.add(new VirtioConsole("virtio-console", panicWatcher, results));
         Vsock vs = config.vsock();
         if (vs != null) virtio.add(new VirtioVsock("virtio-vsock", vs.socket(), vs.guestCid()));
+        if (config.net() != null) virtio.add(VirtioNet.open("virtio-net", config.net()));
         if (config.pv().stealTime()) enableStealTime();
         StartupMarks.mark("GIC, UART and steal time set up");
 

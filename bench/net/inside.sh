@@ -1,0 +1,105 @@
+#!/bin/sh
+# The part of bench/net/run-arm64 (and of Arm64VirtioNetTest) that runs inside the emulated
+# arm64 host (busybox sh, in /payload: jkvm.jar, Image (the project kernel: virtio-net and IP
+# autoconfiguration built in), initramfs.cpio.gz (guest/build)). Per VMM and round: a guest on a
+# tap pings the host, receives MIB MiB from it over TCP, then sends MIB MiB to it; the receiving
+# side times its end (connection accepted to EOF, /proc/uptime) and hashes what it got.
+# Prints, per run:
+#   NET VMM ROUND ping=ok|failed
+#   NET VMM ROUND h2g bytes=N sha256=X secs=S     (host to guest, timed in the guest)
+#   NET VMM ROUND g2h bytes=N sha256=X secs=S     (guest to host, timed in the host)
+# and first the hashes of the files sent: NET h2g-sent sha256=X, and per run NET VMM ROUND g2h-sent sha256=X.
+# usage: sh inside.sh "VMMS" [MIB] [ROUNDS]     (VMMS: jkvm and/or qemu; MIB 8; ROUNDS 1)
+# QEMU is Debian's arm64 build on /dev/vdb (arm64-host/assemble-qemu), mounted at /opt/qemu.
+vmms=${1:-jkvm qemu}
+mib=${2:-8}
+rounds=${3:-1}
+tap=jkvmtap0
+host=10.0.2.1
+guest=10.0.2.15
+mac=52:54:00:12:34:56
+
+echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs"
+mkdir -p /tmp
+# A persistent tap both VMMs attach to (the VMM adds IFF_VNET_HDR when it attaches).
+tunctl -t $tap >/dev/null && ip addr add $host/24 dev $tap && ip link set $tap up || { echo "NET setup failed: no tap"; exit 1; }
+head -c $((mib << 20)) /dev/urandom > /tmp/h2g
+echo "NET h2g-sent sha256=$(sha256sum /tmp/h2g | cut -c1-64)"
+
+case " $vmms " in *" qemu "*)
+  mkdir -p /opt/qemu
+  if mount -t ext4 -o ro /dev/vdb /opt/qemu 2>/dev/null && [ -x /opt/qemu/usr/bin/qemu-system-aarch64 ]; then
+    export $(cat /opt/qemu/env)
+    echo "INFO qemu $(/opt/qemu/usr/bin/qemu-system-aarch64 --version | head -n 1)"
+  else
+    echo "NET setup failed: /dev/vdb is not the QEMU image (arm64-host/assemble-qemu)"; exit 1
+  fi ;;
+esac
+
+# What the guest's /init runs (jkvm.cmd=, base64): ping; receive on 5001 (timed); send to 5002,
+# then wait for the host to connect to 5003, which it does once it has every byte (powering off
+# earlier could lose what is still in the guest's socket buffer).
+cmd="mkdir -p /tmp
+echo NET-FEATURES \$(cat /sys/class/net/eth0/device/features)
+busybox ping -c 3 -W 5 $host >/dev/null && echo PING-OK
+busybox nc -l -p 5001 -e sh -c 'cat /proc/uptime > /tmp/a; cat > /tmp/r; cat /proc/uptime > /tmp/b' &
+l=\$!
+echo GUEST-LISTENING
+wait \$l
+echo \"H2G bytes=\$(wc -c < /tmp/r) sha256=\$(busybox sha256sum /tmp/r | cut -c1-64) start=\$(cut -d' ' -f1 /tmp/a) end=\$(cut -d' ' -f1 /tmp/b)\"
+dd if=/dev/urandom of=/tmp/s bs=1M count=$mib 2>/dev/null
+echo \"G2H-SENT sha256=\$(busybox sha256sum /tmp/s | cut -c1-64)\"
+busybox nc -l -p 5003 -e true &
+k=\$!
+busybox nc $host 5002 < /tmp/s
+wait \$k"
+append="panic=-1 quiet ip=$guest::$host:255.255.255.0::eth0:off jkvm.cmd=$(printf '%s' "$cmd" | base64 -w 0)"
+
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+run() {   # run VMM ROUND
+  rm -f /tmp/g2h /tmp/ga /tmp/gb /tmp/vm.log
+  nc -l -p 5002 -e sh -c 'cat /proc/uptime > /tmp/ga; cat > /tmp/g2h; cat /proc/uptime > /tmp/gb' &
+  listener=$!
+  case $1 in
+    jkvm) java -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz --cpus 2 --memory 512M --timeout 900 \
+            --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
+    qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
+            -nographic -no-reboot -global virtio-mmio.force-legacy=false \
+            -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off -device virtio-net-device,netdev=n0,mac=$mac \
+            -kernel Image -initrd initramfs.cpio.gz -append "console=ttyAMA0 $append" > /tmp/vm.log 2>&1 & ;;
+  esac
+  vm=$!
+  i=0
+  while ! grep -q GUEST-LISTENING /tmp/vm.log 2>/dev/null && [ $i -lt 900 ] && kill -0 $vm 2>/dev/null; do sleep 1; i=$((i + 1)); done
+  i=0
+  until nc $guest 5001 < /tmp/h2g; do i=$((i + 1)); [ $i -lt 30 ] || break; sleep 1; done
+  i=0
+  while [ ! -f /tmp/gb ] && [ $i -lt 900 ] && kill -0 $vm 2>/dev/null; do sleep 1; i=$((i + 1)); done
+  i=0
+  until nc $guest 5003 < /dev/null; do i=$((i + 1)); [ $i -lt 10 ] || break; sleep 1; done
+  wait $vm
+  echo "NET $1 $2 vmm-exit=$?"
+  kill $listener 2>/dev/null
+  wait $listener 2>/dev/null
+  sed 's/^/  | /' /tmp/vm.log
+  grep -a '^NET-FEATURES' /tmp/vm.log | sed "s/^NET-FEATURES/NET $1 $2 features/"
+  grep -q PING-OK /tmp/vm.log && echo "NET $1 $2 ping=ok" || echo "NET $1 $2 ping=failed"
+  line=$(grep -a '^H2G ' /tmp/vm.log | tr -d '\r')
+  a=${line##*start=}; a=${a%% *}; b=${line##*end=}
+  bytes=${line#*bytes=}; bytes=${bytes%% *}; sha=${line#*sha256=}; sha=${sha%% *}
+  [ -n "$line" ] && echo "NET $1 $2 h2g bytes=$bytes sha256=$sha secs=$(secs "$a" "$b")" || echo "NET $1 $2 h2g failed"
+  sent=$(grep -a '^G2H-SENT ' /tmp/vm.log | tr -d '\r'); echo "NET $1 $2 g2h-sent ${sent#G2H-SENT }"
+  if [ -f /tmp/gb ]; then
+    echo "NET $1 $2 g2h bytes=$(wc -c < /tmp/g2h) sha256=$(sha256sum /tmp/g2h | cut -c1-64) secs=$(secs "$(cut -d' ' -f1 /tmp/ga)" "$(cut -d' ' -f1 /tmp/gb)")"
+  else
+    echo "NET $1 $2 g2h failed"
+  fi
+}
+
+r=1
+while [ $r -le "$rounds" ]; do
+  for v in $vmms; do run "$v" "$r"; done
+  r=$((r + 1))
+done
+echo "INFO done"

@@ -1,0 +1,201 @@
+package org.jkvm.vmm.virtio;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jkvm.kvm.EventFd;
+import org.jkvm.kvm.FrameFd;
+import org.jkvm.kvm.Tap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.jkvm.vmm.virtio.FakeRam.DATA;
+import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_NEXT;
+import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_WRITE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * virtio-net's framing against a socket pair standing in for the tap (frames whole, one per
+ * read): the 12-byte header and the frame pass unchanged each way, num_buffers is set on receive,
+ * headers with offloads the driver did not take are dropped, chains that break the protocol are
+ * refused, and a receive buffer waits for its frame, the worker then waiting on the tap too.
+ */
+@Tag("unit")
+class VirtioNetTest {
+    private static final int SIZE = 16;
+    private static final byte[] MAC = {0x52, 0x54, 0, 1, 2, 3};
+
+    private final FakeRam rxRam = new FakeRam(0x20000);
+    private final FakeRam txRam = new FakeRam(0x20000);
+    private final FrameFd[] pair = FrameFd.socketPair();
+    private final FrameFd peer = pair[1];
+    private final List<Set<Tap.Offload>> offloads = new ArrayList<>();
+    private final VirtioNet net = new VirtioNet("virtio-net0", MAC, pair[0], EnumSet.allOf(Tap.Offload.class), offloads::add);
+
+    @AfterEach
+    void tearDown() {
+        net.close();
+        peer.close();
+    }
+
+    private static byte[] frame(int header0, int length) {
+        byte[] f = new byte[NetHeader.BYTES + length];
+        f[0] = (byte) header0;
+        for (int i = NetHeader.BYTES; i < f.length; i++) f[i] = (byte) (i * 7);
+        return f;
+    }
+
+    /** The frame in two descriptors, split inside the header (any layout). */
+    private void offerToSend(byte[] frame) {
+        txRam.put(DATA, frame);
+        txRam.descriptor(0, DATA, 5, DESC_F_NEXT, 1);
+        txRam.descriptor(1, DATA + 5, frame.length - 5, 0, 0);
+        txRam.offer(0, SIZE);
+    }
+
+    private byte[] peerRead() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(1 << 16);
+            long n = peer.read(List.of(buf));
+            return n < 0 ? null : buf.asSlice(0, n).toArray(JAVA_BYTE);
+        }
+    }
+
+    private void peerWrite(byte[] frame) {
+        try (Arena a = Arena.ofConfined()) {
+            assertTrue(peer.write(List.of(a.allocateFrom(JAVA_BYTE, frame))));
+        }
+    }
+
+    @Test
+    void offersTheMacAndTheTapsOffloadsAndPassesTheDriversOnToTheTap() {
+        assertArrayEquals(MAC, net.config());
+        long f = net.features();
+        assertEquals(VirtioMmio.F_VERSION_1 | VirtioNet.F_MAC | VirtioNet.F_CSUM | VirtioNet.F_GUEST_CSUM
+                | VirtioNet.F_HOST_TSO4 | VirtioNet.F_GUEST_TSO4 | VirtioNet.F_HOST_TSO6 | VirtioNet.F_GUEST_TSO6
+                | VirtioNet.F_HOST_ECN | VirtioNet.F_GUEST_ECN, f);
+        net.negotiated(VirtioMmio.F_VERSION_1 | VirtioNet.F_GUEST_CSUM | VirtioNet.F_GUEST_TSO4 | VirtioNet.F_HOST_TSO6);
+        net.reset();
+        assertEquals(List.of(EnumSet.of(Tap.Offload.CSUM, Tap.Offload.TSO4), EnumSet.noneOf(Tap.Offload.class)), offloads);
+    }
+
+    @Test
+    void aTapWithoutOffloadsGetsACardWithout() {
+        FrameFd[] p = FrameFd.socketPair();
+        try (VirtioNet plain = new VirtioNet("virtio-net1", MAC, p[0], Set.of(), offloads::add)) {
+            assertEquals(VirtioMmio.F_VERSION_1 | VirtioNet.F_MAC, plain.features());
+        } finally {
+            p[1].close();
+        }
+    }
+
+    @Test
+    void sendsEachFrameWithItsHeaderUnchanged() throws VirtioException {
+        VirtQueue tx = txRam.queue(SIZE);
+        byte[] frame = frame(0, 60);
+        offerToSend(frame);
+        assertTrue(net.serve(VirtioNet.TX, tx));
+        assertArrayEquals(frame, peerRead());
+        assertEquals(1, txRam.usedIndex());
+        assertEquals(0, txRam.usedEntry(0)[1]);
+    }
+
+    @Test
+    void dropsAFrameWhoseHeaderUsesAnOffloadNotNegotiated() throws VirtioException {
+        VirtQueue tx = txRam.queue(SIZE);
+        offerToSend(frame(NetHeader.F_NEEDS_CSUM, 60));
+        assertTrue(net.serve(VirtioNet.TX, tx), "the chain is returned all the same");
+        assertEquals(null, peerRead());
+        net.negotiated(VirtioMmio.F_VERSION_1 | VirtioNet.F_CSUM);
+        offerToSend(frame(NetHeader.F_NEEDS_CSUM, 60));
+        assertTrue(net.serve(VirtioNet.TX, tx));
+        assertEquals(NetHeader.BYTES + 60, peerRead().length);
+    }
+
+    @Test
+    void refusesTransmitChainsThatBreakTheProtocol() throws VirtioException {
+        VirtQueue tx = txRam.queue(SIZE);
+        txRam.descriptor(0, DATA, 100, DESC_F_WRITE, 0);
+        txRam.offer(0, SIZE);
+        assertThrows(VirtioException.class, () -> net.serve(VirtioNet.TX, tx));
+        txRam.descriptor(1, DATA, 11, 0, 0);
+        txRam.offer(1, SIZE);
+        assertThrows(VirtioException.class, () -> net.serve(VirtioNet.TX, tx), "shorter than the header");
+    }
+
+    @Test
+    void receivesAFrameIntoScatteredBuffersWithNumBuffersSet() throws VirtioException {
+        VirtQueue rx = rxRam.queue(SIZE);
+        rxRam.descriptor(0, DATA, 11, DESC_F_WRITE | DESC_F_NEXT, 1);
+        rxRam.descriptor(1, DATA + 0x100, 1600, DESC_F_WRITE, 0);
+        rxRam.offer(0, SIZE);
+        byte[] frame = frame(0, 60);
+        frame[NetHeader.NUM_BUFFERS] = (byte) 0xaa; // the tap leaves num_buffers alone
+        frame[NetHeader.NUM_BUFFERS + 1] = (byte) 0xbb;
+        peerWrite(frame);
+        assertTrue(net.serve(VirtioNet.RX, rx));
+        assertEquals(frame.length, rxRam.usedEntry(0)[1]);
+        assertEquals(1, rxRam.get(DATA + NetHeader.NUM_BUFFERS));
+        assertEquals(0, rxRam.get(DATA + 0x100));
+        for (int i = NetHeader.BYTES; i < frame.length; i++) assertEquals(frame[i], rxRam.get(DATA + 0x100 + i - 11));
+    }
+
+    @Test
+    void aReceiveBufferWaitingForAFrameMakesTheWorkerWaitOnTheTapToo() throws Exception {
+        try (EventFd doorbell = EventFd.create()) {
+            VirtQueue rx = rxRam.queue(SIZE);
+            assertFalse(net.serve(VirtioNet.RX, rx), "no buffer: nothing to wait for");
+            assertFalse(awaits(doorbell), "the worker waits on the doorbell alone");
+            rxRam.descriptor(0, DATA, 2048, DESC_F_WRITE, 0);
+            rxRam.offer(0, SIZE);
+            assertFalse(net.serve(VirtioNet.RX, rx), "no frame yet: the chain is held");
+            assertEquals(0, rxRam.usedIndex());
+            assertFalse(awaits(doorbell));
+            peerWrite(frame(0, 100));
+            assertTrue(awaits(doorbell), "the frame is work");
+            assertTrue(net.serve(VirtioNet.RX, rx));
+            assertEquals(1, rxRam.usedIndex());
+            assertEquals(NetHeader.BYTES + 100, rxRam.usedEntry(0)[1]);
+            doorbell.signal();
+            assertTrue(awaits(doorbell), "and the doorbell still is");
+        }
+    }
+
+    /** Whether {@link VirtioNet#awaitWork} returns within half a second. */
+    private boolean awaits(EventFd doorbell) throws Exception {
+        FutureTask<Boolean> wait = new FutureTask<>(() -> net.awaitWork(doorbell));
+        Thread t = Thread.ofPlatform().daemon().start(wait);
+        try {
+            return wait.get(500, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            doorbell.signal();
+            t.join();
+            doorbell.take();
+            return false;
+        }
+    }
+
+    @Test
+    void refusesReceiveChainsThatBreakTheProtocol() throws VirtioException {
+        VirtQueue rx = rxRam.queue(SIZE);
+        rxRam.descriptor(0, DATA, 2048, 0, 0);
+        rxRam.offer(0, SIZE);
+        assertThrows(VirtioException.class, () -> net.serve(VirtioNet.RX, rx), "device-readable");
+        rxRam.descriptor(1, DATA, 20, DESC_F_WRITE, 0);
+        rxRam.offer(1, SIZE);
+        assertThrows(VirtioException.class, () -> net.serve(VirtioNet.RX, rx), "too small for a header and a frame");
+    }
+}
