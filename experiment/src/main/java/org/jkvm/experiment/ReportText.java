@@ -3,6 +3,8 @@ package org.jkvm.experiment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.BiFunction;
+import java.util.function.Predicate;
 
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.Report.Cell;
@@ -88,16 +90,11 @@ public final class ReportText {
         sb.append("\nSpread: n (failed), min, median, max, (max - min) / median\n\n");
         Table s = new Table();
         s.row(List.of("Workload", "variant", "n", "min", "median", "max", "spread"));
-        for (WorkloadReport w : report.workloads()) {
-            boolean first = true;
-            for (Cell c : w.cells()) {
-                Stats st = c.stats();
-                s.row(List.of(first ? w.workload().label() : "", c.variant(),
-                        st.n() + (c.failed() > 0 ? " (" + c.failed() + ")" : ""),
-                        num(st.min()), num(st.median()), num(st.max()), spread(st.spreadPercent())));
-                first = false;
-            }
-        }
+        cellRows(s, report, c -> true, (w, c) -> {
+            Stats st = c.stats();
+            return List.of(st.n() + (c.failed() > 0 ? " (" + c.failed() + ")" : ""),
+                    num(st.min()), num(st.median()), num(st.max()), spread(st.spreadPercent()));
+        });
         s.render(sb, 2);
 
         sb.append("\nMedian against the base's, base = 100, + is better, with a 95% percentile-bootstrap interval (")
@@ -105,16 +102,10 @@ public final class ReportText {
                 .append("p = two-sided Welch's t-test on the logs of the runs' values\n\n");
         Table ci = new Table();
         ci.row(List.of("Workload", "variant", "median", "95% interval", "p", "verdict"));
-        for (WorkloadReport w : report.workloads()) {
-            boolean first = true;
-            for (Cell c : w.cells()) {
-                if (c.variant().equals(base)) continue;
-                MedianInterval m = c.medianInterval();
-                ci.row(List.of(first ? w.workload().label() : "", c.variant(), num(w.relMedian(c, base)), interval(m),
-                        pValue(c.welchP()), m.verdict()));
-                first = false;
-            }
-        }
+        cellRows(ci, report, c -> !c.variant().equals(base), (w, c) -> {
+            MedianInterval m = c.medianInterval();
+            return List.of(num(w.relMedian(c, base)), interval(m), pValue(c.welchP()), m.verdict());
+        });
         ci.render(sb, 2);
         guestTable(sb, report);
         if (!report.notes().isEmpty()) {
@@ -133,17 +124,27 @@ public final class ReportText {
                 .append("resched = rescheduling IPIs per second; slowpath = queued spinlocks taken on the slow path per second\n\n");
         Table g = new Table();
         g.row(List.of("Workload", "variant", "steal %", "run delay ms/s", "run delay us/op", "resched/s", "slowpath/s"));
+        cellRows(g, report, c -> true, (w, c) -> {
+            GuestFigures f = c.guest();
+            return f == null ? List.of("n/a", "n/a", "n/a", "n/a", "n/a")
+                    : List.of(num(f.stealPercent()), num(f.runDelayMsPerSecond()), num(f.runDelayUsPerOp()),
+                            num(f.reschedPerSecond()), num(f.spinSlowpathsPerSecond()));
+        });
+        g.render(sb, 2);
+    }
+
+    /** A row per cell {@code include} takes: the workload's label (on its first row only), the variant, then {@code columns}. */
+    private static void cellRows(Table t, Report report, Predicate<Cell> include, BiFunction<WorkloadReport, Cell, List<String>> columns) {
         for (WorkloadReport w : report.workloads()) {
             boolean first = true;
             for (Cell c : w.cells()) {
-                GuestFigures f = c.guest();
-                g.row(f == null ? List.of(first ? w.workload().label() : "", c.variant(), "n/a", "n/a", "n/a", "n/a", "n/a")
-                        : List.of(first ? w.workload().label() : "", c.variant(), num(f.stealPercent()), num(f.runDelayMsPerSecond()),
-                                num(f.runDelayUsPerOp()), num(f.reschedPerSecond()), num(f.spinSlowpathsPerSecond())));
+                if (!include.test(c)) continue;
+                List<String> row = new ArrayList<>(List.of(first ? w.workload().label() : "", c.variant()));
+                row.addAll(columns.apply(w, c));
+                t.row(row);
                 first = false;
             }
         }
-        g.render(sb, 2);
     }
 
     /** Decimals that show about four significant digits of a number of this size. */
