@@ -11,6 +11,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,7 +39,8 @@ import static org.jkvm.vmm.virtio.VsockHeader.TYPE_STREAM;
  * virtio-vsock (virtio 1.2, 5.10), stream sockets only, with Firecracker's host side: a host
  * program connects to the Unix socket {@code PATH} and writes {@code CONNECT <port>\n}; jkvm asks
  * the guest's port, answers {@code OK <host port>\n} once the guest accepted (or closes the
- * socket if it refused), and relays. A guest connecting to CID 2, port P, reaches the Unix
+ * socket if it refused, or gave no answer within {@link #ANSWER_TIMEOUT} of taking the request),
+ * and relays. A guest connecting to CID 2, port P, reaches the Unix
  * socket {@code PATH_P}. The guest is not trusted: a packet that does not fit its chain is a
  * {@link VirtioException} (the device needs a reset); one with an unknown operation, type or
  * stream, or data beyond the credit jkvm gave, is answered with RST; jkvm holds at most
@@ -58,6 +60,13 @@ public final class VirtioVsock implements VirtioDevice {
     private static final int MAX_LINE = 32;
     /** Host ports jkvm gives host-initiated streams start here, as Firecracker's do. */
     private static final int FIRST_HOST_PORT = 1 << 30;
+    /**
+     * How long a guest that took a host program's request may leave it unanswered. A Linux guest
+     * answers from the kernel at once (RESPONSE or RST); this covers one that never does, so the
+     * host program is not left waiting and the stream's slot comes back. Counted from the
+     * delivery of the request, not from the CONNECT line: a guest still booting is not late.
+     */
+    static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(5);
 
     /** A packet without payload waiting for the guest's receive queue. */
     private record Control(Key key, int op, int flags) {}
@@ -66,6 +75,7 @@ public final class VirtioVsock implements VirtioDevice {
     private final Path socket;
     private final long guestCid;
     private final ServerSocketChannel listener;
+    private final Duration answerTimeout;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Key, VsockConnection> streams = new LinkedHashMap<>();
     private final Deque<Control> control = new ArrayDeque<>();
@@ -77,7 +87,13 @@ public final class VirtioVsock implements VirtioDevice {
      * for host programs on the Unix socket {@code socket} (which must not exist; it is removed on close).
      */
     public VirtioVsock(String name, Path socket, long guestCid) {
+        this(name, socket, guestCid, ANSWER_TIMEOUT);
+    }
+
+    /** As {@link #VirtioVsock(String, Path, long)}, with the guest given {@code answerTimeout} to answer a request. */
+    VirtioVsock(String name, Path socket, long guestCid, Duration answerTimeout) {
         this.name = name;
+        this.answerTimeout = answerTimeout;
         this.socket = socket;
         this.guestCid = guestCid;
         try {
@@ -239,6 +255,27 @@ public final class VirtioVsock implements VirtioDevice {
         });
     }
 
+    /** Ends host-initiated stream {@code c} with RST if the guest has not answered its request in time. */
+    private void awaitAnswer(VsockConnection c) {
+        Thread.ofVirtual().name(name + "-answer").start(() -> {
+            try {
+                Thread.sleep(answerTimeout);
+            } catch (InterruptedException e) {
+                return;
+            }
+            lock.lock();
+            try {
+                if (streams.get(c.key()) == c && c.state() == State.REQUESTED) {
+                    LOG.log(Level.DEBUG, "{0}: the guest left the request for port {1} unanswered for {2}: reset",
+                            name, Integer.toUnsignedString(c.key().guestPort()), answerTimeout);
+                    end(c, true);
+                }
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
     /** Answers a packet for no stream with RST, unless too many answers wait already. */
     private void refuse(Key key) {
         if (control.size() < MAX_CONTROL / 2) send(key, OP_RST, 0);
@@ -279,6 +316,7 @@ public final class VirtioVsock implements VirtioDevice {
                 return used;
             }
             deliver(queue, chain, header(p.key(), c, p.op(), p.flags(), 0), new byte[0]);
+            if (p.op() == OP_REQUEST) awaitAnswer(c);
             used = true;
         }
         boolean progress = true;

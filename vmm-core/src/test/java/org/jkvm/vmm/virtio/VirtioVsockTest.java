@@ -10,6 +10,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import org.jkvm.vmm.virtio.VsockDriver.Packet;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.jkvm.vmm.virtio.VsockDriver.GUEST_CID;
@@ -194,6 +196,27 @@ class VirtioVsockTest {
             Packet request = guest.await(p -> is(p, OP_REQUEST), "REQUEST").getLast();
             guest.send(header(7, request.header().srcPort(), OP_RST, 0, 0, 0, 0), new byte[0]);
             assertEquals(-1, host.read(ByteBuffer.allocate(1)));
+        }
+    }
+
+    @Test
+    @Timeout(30) // without the answer timeout the host's read would wait for ever
+    void aGuestThatNeverAnswersAHostConnectionIsResetAndTheHostSocketClosed() throws Exception {
+        Path quiet = dir.resolve("quiet.sock");
+        VirtioVsock silent = new VirtioVsock("virtio-vsock", quiet, GUEST_CID, Duration.ofMillis(200));
+        try (SocketChannel host = SocketChannel.open(UnixDomainSocketAddress.of(quiet))) {
+            VsockDriver mute = new VsockDriver(silent);
+            host.write(ByteBuffer.wrap("CONNECT 7\n".getBytes(StandardCharsets.US_ASCII)));
+            Packet request = mute.await(p -> is(p, OP_REQUEST), "REQUEST").getLast();
+            assertEquals(-1, host.read(ByteBuffer.allocate(1)), "the host program is told by end of file");
+            Packet rst = mute.await(p -> is(p, OP_RST), "RST").getLast();
+            assertEquals(request.header().srcPort(), rst.header().srcPort());
+            assertEquals(7, rst.header().dstPort());
+
+            mute.send(header(7, request.header().srcPort(), OP_RESPONSE, 0, 0, BIG, 0), new byte[0]);
+            mute.await(p -> is(p, OP_RST) && p.header().dstPort() == 7, "RST for the late answer");
+        } finally {
+            silent.close();
         }
     }
 
