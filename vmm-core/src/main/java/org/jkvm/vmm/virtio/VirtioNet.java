@@ -1,7 +1,6 @@
 package org.jkvm.vmm.virtio;
 
 import java.lang.System.Logger.Level;
-import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -12,12 +11,11 @@ import org.jkvm.kvm.KvmException;
 import org.jkvm.kvm.Tap;
 import org.jkvm.vmm.config.Net;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 /**
  * virtio-net (virtio 1.2, 5.1) on a tap: a receive and a transmit queue, the MAC in the
  * configuration space, frames moved whole between the tap and the guest's buffers with the
- * 12-byte header both share (the tap is opened with IFF_VNET_HDR and that header size). Checksum
+ * 12-byte header both share (the tap is opened with IFF_VNET_HDR and that header size); a received
+ * frame may spread over several receive chains (VIRTIO_NET_F_MRG_RXBUF, {@link NetReceiver}). Checksum
  * and TCP segmentation offloads are offered only where the tap took them, each direction's from
  * the same TUNSETOFFLOAD flag, and the tap is told which receive offloads the driver took.
  *
@@ -33,7 +31,7 @@ public final class VirtioNet implements VirtioDevice {
     /** Feature bits (5.1.3). */
     static final long F_CSUM = 1L, F_GUEST_CSUM = 1L << 1, F_MAC = 1L << 5, F_GUEST_TSO4 = 1L << 7,
             F_GUEST_TSO6 = 1L << 8, F_GUEST_ECN = 1L << 9, F_HOST_TSO4 = 1L << 11, F_HOST_TSO6 = 1L << 12,
-            F_HOST_ECN = 1L << 13;
+            F_HOST_ECN = 1L << 13, F_MRG_RXBUF = 1L << 15;
     /** Queue indices: receive, transmit. */
     static final int RX = 0, TX = 1;
     /** How many dropped frames of each direction are logged. */
@@ -45,8 +43,7 @@ public final class VirtioNet implements VirtioDevice {
     private final long features;
     private final Consumer<Set<Tap.Offload>> offload;
     private volatile long negotiated;
-    /** A receive chain taken from the queue that no frame has filled yet; cleared by a reset. */
-    private volatile DescriptorChain held;
+    private final NetReceiver receiver;
     private long txDrops, rxDrops;
 
     /**
@@ -59,7 +56,8 @@ public final class VirtioNet implements VirtioDevice {
         this.mac = mac.clone();
         this.frames = frames;
         this.offload = offload;
-        long f = VirtioMmio.F_VERSION_1 | F_MAC;
+        this.receiver = new NetReceiver(frames, this::dropReceived);
+        long f = VirtioMmio.F_VERSION_1 | F_MAC | F_MRG_RXBUF;
         if (offered.contains(Tap.Offload.CSUM)) f |= F_CSUM | F_GUEST_CSUM;
         if (offered.contains(Tap.Offload.TSO4)) f |= F_HOST_TSO4 | F_GUEST_TSO4;
         if (offered.contains(Tap.Offload.TSO6)) f |= F_HOST_TSO6 | F_GUEST_TSO6;
@@ -104,16 +102,17 @@ public final class VirtioNet implements VirtioDevice {
         return mac.clone();
     }
 
-    /** While a receive chain waits for a frame, a frame is work too. */
+    /** While receive chains wait for a frame, a frame is work too. */
     @Override
     public boolean awaitWork(EventFd doorbell) {
-        return held == null ? doorbell.await(-1) : frames.awaitReadable(doorbell, -1);
+        return receiver.waitsForFrame() ? frames.awaitReadable(doorbell, -1) : doorbell.await(-1);
     }
 
     /** Sets the tap's receive offloads to those the driver took. */
     @Override
     public void negotiated(long driverFeatures) {
         negotiated = driverFeatures;
+        receiver.reset((driverFeatures & F_MRG_RXBUF) != 0);
         Set<Tap.Offload> on = EnumSet.noneOf(Tap.Offload.class);
         if ((driverFeatures & F_GUEST_CSUM) != 0) on.add(Tap.Offload.CSUM);
         if ((driverFeatures & F_GUEST_TSO4) != 0) on.add(Tap.Offload.TSO4);
@@ -133,7 +132,7 @@ public final class VirtioNet implements VirtioDevice {
 
     @Override
     public void reset() {
-        held = null;
+        receiver.reset(false);
         negotiated = 0;
         setOffloads(EnumSet.noneOf(Tap.Offload.class));
     }
@@ -141,7 +140,7 @@ public final class VirtioNet implements VirtioDevice {
     @Override
     public boolean serve(int index, VirtQueue queue) throws VirtioException {
         return switch (index) {
-            case RX -> receive(queue);
+            case RX -> receiver.receive(queue);
             case TX -> transmit(queue);
             default -> false;
         };
@@ -176,62 +175,6 @@ public final class VirtioNet implements VirtioDevice {
             return frames.write(c.readable()) ? null : "the tap is full";
         } catch (KvmException e) {
             return "the tap refused it: " + e.getMessage();
-        }
-    }
-
-    /** Fills the driver's receive chains with frames from the tap until either runs out. */
-    private boolean receive(VirtQueue queue) throws VirtioException {
-        boolean used = false;
-        int failures = 0;
-        while (true) {
-            DescriptorChain c = held != null ? held : checkedReceiveChain(queue.next());
-            held = null;
-            if (c == null) return used; // the tap waits; the driver notifies when it adds buffers
-            long n;
-            try {
-                n = frames.read(c.writable());
-            } catch (KvmException e) {
-                held = c;
-                // A failed read drops that frame; reads that fail without taking frames (the tap
-                // gone) end in the transport's error handling rather than a loop.
-                if (++failures > queue.size()) throw e;
-                dropReceived(e.getMessage());
-                continue;
-            }
-            if (n < 0) {
-                held = c; // the worker polls the tap until a frame comes
-                return used;
-            }
-            if (n < NetHeader.BYTES + NetHeader.ETH_BYTES || n > c.writableBytes()) {
-                dropReceived(n + " bytes for a buffer of " + c.writableBytes());
-                held = c;
-                continue;
-            }
-            numBuffers(c);
-            queue.complete(c.head(), (int) n);
-            used = true;
-        }
-    }
-
-    private static DescriptorChain checkedReceiveChain(DescriptorChain c) throws VirtioException {
-        if (c == null) return null;
-        if (!c.readable().isEmpty()) {
-            throw new VirtioException("receive chain from descriptor %d has device-readable buffers".formatted(c.head()));
-        }
-        if (c.writableBytes() < NetHeader.BYTES + NetHeader.ETH_BYTES) {
-            throw new VirtioException("receive chain from descriptor %d has %d bytes, too few for a header and a frame"
-                    .formatted(c.head(), c.writableBytes()));
-        }
-        return c;
-    }
-
-    /** Without VIRTIO_NET_F_MRG_RXBUF a frame fills one chain: num_buffers is 1 (the tap leaves it as it was). */
-    private static void numBuffers(DescriptorChain c) {
-        byte[] one = {1, 0};
-        int at = 0;
-        for (MemorySegment b : Buffers.range(c.writable(), NetHeader.NUM_BUFFERS, NetHeader.NUM_BUFFERS + 2)) {
-            MemorySegment.copy(one, at, b, JAVA_BYTE, 0, (int) b.byteSize());
-            at += (int) b.byteSize();
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.jkvm.vmm.FuzzInput;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,6 +33,13 @@ final class FuzzedQueue {
     /** The used ring's index. */
     int usedIndex() {
         return Short.toUnsignedInt(ram.memory.get(JAVA_SHORT_UNALIGNED, USED - FakeRam.BASE + 2));
+    }
+
+    /** The used ring's entry {@code i}: id and length. */
+    long[] usedEntry(int i) {
+        long at = USED - FakeRam.BASE + 4 + 8L * i;
+        return new long[] {Integer.toUnsignedLong(ram.memory.get(JAVA_INT_UNALIGNED, at)),
+                Integer.toUnsignedLong(ram.memory.get(JAVA_INT_UNALIGNED, at + 4))};
     }
 
     /** Every buffer of {@code chain} lies inside the fake guest memory, and the chain fits in the queue (or its table). */

@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * virtio-net's framing against a socket pair standing in for the tap (frames whole, one per
  * read): the 12-byte header and the frame pass unchanged each way, num_buffers is set on receive,
  * headers with offloads the driver did not take are dropped, chains that break the protocol are
- * refused, and a receive buffer waits for its frame, the worker then waiting on the tap too.
+ * refused, and a receive buffer waits for its frame, the worker then waiting on the tap too; with
+ * VIRTIO_NET_F_MRG_RXBUF a frame spreads over as many chains as it needs.
  */
 @Tag("unit")
 class VirtioNetTest {
@@ -84,7 +85,7 @@ class VirtioNetTest {
     void offersTheMacAndTheTapsOffloadsAndPassesTheDriversOnToTheTap() {
         assertArrayEquals(MAC, net.config());
         long f = net.features();
-        assertEquals(VirtioMmio.F_VERSION_1 | VirtioNet.F_MAC | VirtioNet.F_CSUM | VirtioNet.F_GUEST_CSUM
+        assertEquals(VirtioMmio.F_VERSION_1 | VirtioNet.F_MAC | VirtioNet.F_MRG_RXBUF | VirtioNet.F_CSUM | VirtioNet.F_GUEST_CSUM
                 | VirtioNet.F_HOST_TSO4 | VirtioNet.F_GUEST_TSO4 | VirtioNet.F_HOST_TSO6 | VirtioNet.F_GUEST_TSO6
                 | VirtioNet.F_HOST_ECN | VirtioNet.F_GUEST_ECN, f);
         net.negotiated(VirtioMmio.F_VERSION_1 | VirtioNet.F_GUEST_CSUM | VirtioNet.F_GUEST_TSO4 | VirtioNet.F_HOST_TSO6);
@@ -96,7 +97,7 @@ class VirtioNetTest {
     void aTapWithoutOffloadsGetsACardWithout() {
         FrameFd[] p = FrameFd.socketPair();
         try (VirtioNet plain = new VirtioNet("virtio-net1", MAC, p[0], Set.of(), offloads::add)) {
-            assertEquals(VirtioMmio.F_VERSION_1 | VirtioNet.F_MAC, plain.features());
+            assertEquals(VirtioMmio.F_VERSION_1 | VirtioNet.F_MAC | VirtioNet.F_MRG_RXBUF, plain.features());
         } finally {
             p[1].close();
         }
@@ -197,5 +198,76 @@ class VirtioNetTest {
         rxRam.descriptor(1, DATA, 20, DESC_F_WRITE, 0);
         rxRam.offer(1, SIZE);
         assertThrows(VirtioException.class, () -> net.serve(VirtioNet.RX, rx), "too small for a header and a frame");
+    }
+
+    private static final long MERGE = VirtioMmio.F_VERSION_1 | VirtioNet.F_MRG_RXBUF;
+
+    /** Makes {@code count} receive chains of {@code len} bytes each available, one after another in guest memory. */
+    private void offerToReceive(int first, int count, int len) {
+        for (int i = first; i < first + count; i++) {
+            rxRam.descriptor(i, DATA + (long) i * len, len, DESC_F_WRITE, 0);
+            rxRam.offer(i, SIZE);
+        }
+    }
+
+    private int numBuffersAt(long gpa) {
+        return Byte.toUnsignedInt(rxRam.get(gpa + NetHeader.NUM_BUFFERS)) | Byte.toUnsignedInt(rxRam.get(gpa + NetHeader.NUM_BUFFERS + 1)) << 8;
+    }
+
+    @Test
+    void mergeableBuffersTakeAFrameAcrossAsManyChainsAsItNeeds() throws VirtioException {
+        net.negotiated(MERGE);
+        VirtQueue rx = rxRam.queue(SIZE);
+        offerToReceive(0, SIZE, 1000); // the queue's every descriptor: no more can come
+        byte[] big = frame(0, 2500), small = frame(0, 60);
+        peerWrite(big);
+        peerWrite(small);
+        assertTrue(net.serve(VirtioNet.RX, rx));
+        assertEquals(3, rxRam.usedIndex(), "three chains for the first frame; the second waits for three more");
+        assertEquals(3, numBuffersAt(DATA));
+        for (int i = 0; i < 3; i++) assertEquals(List.of((long) i, (long) Math.min(1000, big.length - 1000 * i)), List.of(rxRam.usedEntry(i)[0], rxRam.usedEntry(i)[1]));
+        for (int i = NetHeader.BYTES; i < big.length; i++) assertEquals(big[i], rxRam.get(DATA + i));
+        offerToReceive(0, 3, 1000);
+        assertTrue(net.serve(VirtioNet.RX, rx));
+        assertEquals(4, rxRam.usedIndex());
+        assertEquals(1, numBuffersAt(DATA + 3000));
+        assertEquals(List.of(3L, (long) small.length), List.of(rxRam.usedEntry(3)[0], rxRam.usedEntry(3)[1]));
+    }
+
+    @Test
+    void mergeableBuffersWaitForChainsThatHoldTheLongestFrame() throws Exception {
+        net.negotiated(MERGE);
+        try (EventFd doorbell = EventFd.create()) {
+            VirtQueue rx = rxRam.queue(SIZE);
+            offerToReceive(0, 2, 22_000);
+            peerWrite(frame(0, 100));
+            assertFalse(net.serve(VirtioNet.RX, rx), "44000 bytes of chains: a longer frame may come");
+            assertFalse(awaits(doorbell), "the frame is no work until the driver adds a chain");
+            offerToReceive(2, 1, 22_000);
+            assertTrue(net.serve(VirtioNet.RX, rx));
+            assertEquals(1, rxRam.usedIndex());
+            assertEquals(1, numBuffersAt(DATA));
+            byte[] longest = frame(0, 50_000);
+            peerWrite(longest);
+            assertFalse(net.serve(VirtioNet.RX, rx), "two chains left");
+            offerToReceive(3, 1, 22_000);
+            assertTrue(net.serve(VirtioNet.RX, rx));
+            assertEquals(4, rxRam.usedIndex());
+            assertEquals(3, numBuffersAt(DATA + 22_000));
+            assertEquals(List.of(22_000L, 22_000L, (long) longest.length - 44_000),
+                    List.of(rxRam.usedEntry(1)[1], rxRam.usedEntry(2)[1], rxRam.usedEntry(3)[1]));
+            for (int i = NetHeader.BYTES; i < longest.length; i++) assertEquals(longest[i], rxRam.get(DATA + 22_000 + i));
+        }
+    }
+
+    @Test
+    void mergeableChainsShorterThanTheHeaderBreakTheProtocol() throws VirtioException {
+        net.negotiated(MERGE);
+        VirtQueue rx = rxRam.queue(SIZE);
+        rxRam.descriptor(0, DATA, 12, DESC_F_WRITE, 0);
+        rxRam.descriptor(1, DATA + 12, 11, DESC_F_WRITE, 0);
+        rxRam.offer(0, SIZE);
+        rxRam.offer(1, SIZE);
+        assertThrows(VirtioException.class, () -> net.serve(VirtioNet.RX, rx));
     }
 }

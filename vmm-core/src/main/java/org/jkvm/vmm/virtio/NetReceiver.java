@@ -1,0 +1,163 @@
+package org.jkvm.vmm.virtio;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.jkvm.kvm.FrameFd;
+import org.jkvm.kvm.KvmException;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * virtio-net's receive side: frames read from the tap straight into the driver's receive chains.
+ * Without VIRTIO_NET_F_MRG_RXBUF each frame fills one chain. With it (5.1.6.4) a frame may spread
+ * over several chains, num_buffers in its header telling how many: as the tap says nothing of a
+ * frame's length before it is read, chains are taken from the queue until they hold the longest
+ * frame there can be, the frame is read across all of them, and those it left empty wait for the
+ * next frame. Fewer chains do when the driver cannot make more available (it has given every
+ * descriptor its queue holds, or they span as many buffers as one read may), the frame then being lost
+ * if it is longer. All frames the tap has for the chains are read in one pass, so the transport
+ * raises one interrupt per batch.
+ *
+ * <p>Used by the worker thread, and by the transport's register writes with its lock held.
+ */
+final class NetReceiver {
+    /** The most a frame and its header can need: the tap hands no more. */
+    static final int MAX_BYTES = NetHeader.BYTES + NetHeader.MAX_FRAME;
+
+    private final FrameFd frames;
+    private final Consumer<String> drop;
+    /** Chains taken from the queue that no frame has filled yet, in the driver's order; cleared by a reset. */
+    private final ArrayDeque<DescriptorChain> held = new ArrayDeque<>();
+    private boolean merge;
+    /** Whether the held chains wait for a frame from the tap (rather than for more chains). */
+    private volatile boolean waitsForFrame;
+
+    /** Reads {@code frames}; {@code drop} hears why a frame for the guest was lost. */
+    NetReceiver(FrameFd frames, Consumer<String> drop) {
+        this.frames = frames;
+        this.drop = drop;
+    }
+
+    /** Forgets the held chains; {@code merge}: whether the driver took VIRTIO_NET_F_MRG_RXBUF. */
+    void reset(boolean merge) {
+        this.merge = merge;
+        held.clear();
+        waitsForFrame = false;
+    }
+
+    /** Whether a frame from the tap is work for the worker. */
+    boolean waitsForFrame() {
+        return waitsForFrame;
+    }
+
+    /** Fills the driver's receive chains with frames from the tap until either runs out; returns whether one was used. */
+    boolean receive(VirtQueue queue) throws VirtioException {
+        boolean used = false;
+        int failures = 0;
+        while (true) {
+            List<MemorySegment> into = take(queue);
+            waitsForFrame = into != null;
+            if (into == null) return used; // the driver notifies when it adds chains
+            long n;
+            try {
+                n = frames.read(into);
+            } catch (KvmException e) {
+                // A failed read drops that frame; reads that fail without taking frames (the tap
+                // gone) end in the transport's error handling rather than a loop.
+                if (++failures > queue.size()) throw e;
+                drop.accept(e.getMessage());
+                continue;
+            }
+            if (n < 0) return used; // the worker polls the tap until a frame comes
+            if (n < NetHeader.BYTES + NetHeader.ETH_BYTES) {
+                drop.accept(n + " bytes, less than a header and an Ethernet header");
+                continue;
+            }
+            complete(queue, n);
+            used = true;
+        }
+    }
+
+    /**
+     * Takes chains from the queue until those held can take a frame; returns their buffers, or
+     * null when the driver has to make more chains available first.
+     */
+    private List<MemorySegment> take(VirtQueue queue) throws VirtioException {
+        if (!merge) {
+            if (held.isEmpty()) {
+                DescriptorChain c = checked(queue.next(), NetHeader.BYTES + NetHeader.ETH_BYTES);
+                if (c == null) return null;
+                held.add(c);
+            }
+            return held.peek().writable();
+        }
+        List<MemorySegment> into = new ArrayList<>();
+        long bytes = 0;
+        for (DescriptorChain c : held) {
+            if (into.size() + c.writable().size() > FrameFd.MAX_BUFFERS) return into;
+            into.addAll(c.writable());
+            bytes += c.writableBytes();
+        }
+        // Direct chains take a descriptor per buffer: once the held ones have as many as the
+        // queue, the driver has no chain left to add.
+        while (bytes < MAX_BYTES && into.size() < queue.size()) {
+            DescriptorChain c = checked(queue.next(), NetHeader.BYTES);
+            if (c == null) return null;
+            held.add(c);
+            if (into.size() + c.writable().size() > FrameFd.MAX_BUFFERS) return into;
+            into.addAll(c.writable());
+            bytes += c.writableBytes();
+        }
+        return into;
+    }
+
+    /** {@code c}, or null; a chain the device may not write into, or too short for {@code least} bytes, breaks the protocol. */
+    private static DescriptorChain checked(DescriptorChain c, int least) throws VirtioException {
+        if (c == null) return null;
+        if (!c.readable().isEmpty()) {
+            throw new VirtioException("receive chain from descriptor %d has device-readable buffers".formatted(c.head()));
+        }
+        if (c.writableBytes() < least) {
+            throw new VirtioException("receive chain from descriptor %d has %d bytes, fewer than the %d a receive buffer needs"
+                    .formatted(c.head(), c.writableBytes(), least));
+        }
+        if (c.writable().size() > FrameFd.MAX_BUFFERS) {
+            throw new VirtioException("receive chain from descriptor %d has %d buffers, more than the %d one read fills"
+                    .formatted(c.head(), c.writable().size(), FrameFd.MAX_BUFFERS));
+        }
+        return c;
+    }
+
+    /** Returns the chains the frame of {@code n} bytes filled, in order, its header's num_buffers saying how many. */
+    private void complete(VirtQueue queue, long n) {
+        int count = 0;
+        long left = n;
+        for (DescriptorChain c : held) {
+            if (left <= 0) break;
+            left -= c.writableBytes();
+            count++;
+        }
+        numBuffers(held.peek(), count);
+        left = n;
+        for (int i = 0; i < count; i++) {
+            DescriptorChain c = held.poll();
+            long written = Math.min(left, c.writableBytes());
+            queue.complete(c.head(), (int) written);
+            left -= written;
+        }
+    }
+
+    /** Sets num_buffers, which the tap leaves as it was, in the header at the start of {@code first}. */
+    private static void numBuffers(DescriptorChain first, int count) {
+        byte[] value = {(byte) count, (byte) (count >>> 8)};
+        int at = 0;
+        for (MemorySegment b : Buffers.range(first.writable(), NetHeader.NUM_BUFFERS, NetHeader.NUM_BUFFERS + 2)) {
+            MemorySegment.copy(value, at, b, JAVA_BYTE, 0, (int) b.byteSize());
+            at += (int) b.byteSize();
+        }
+    }
+}
