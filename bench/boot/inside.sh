@@ -2,8 +2,11 @@
 # The part of bench/boot/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
 # /payload: jkvm.jar, Image, initramfs.cpio.gz, stamp, qemu-inside.sh). Every measured process runs under
 # ./stamp, which prints one "STAMP NAME ..." line per process (see stamp.c).
-# usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1 jkvm-base;
-#        jkvm-base runs jkvm-base.jar, another build to compare with, the same way as jkvm)
+# usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1 jkvm-base
+#        jkvm-rt jkvm-rt-aot jkvm-aotc; jkvm-base runs jkvm-base.jar, another build to compare with,
+#        the same way as jkvm; jkvm-rt* run on the jlink runtime (arm64-host/assemble-runtime, a
+#        disk holding a file jkvm-runtime); jkvm-aotc maps carried.aot, a cache made in an earlier
+#        boot of the host by arm64-host/aot-cache)
 runs=${1:-5}
 variants=${2:-qemu jkvm jkvm-cds jkvm-aot}
 marker=JKVM-GUEST-READY
@@ -16,6 +19,16 @@ echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { pri
 echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
 qemu=
 case " $variants " in *" qemu "*) . ./qemu-inside.sh ;; esac
+rt=
+case " $variants " in *" jkvm-rt"*)
+  mkdir -p /opt/jrt
+  for d in /dev/vd[b-z]; do
+    mount -t ext4 -o ro "$d" /opt/jrt 2>/dev/null || continue
+    [ -f /opt/jrt/jkvm-runtime ] && { rt=/opt/jrt/bin/java; break; }
+    umount /opt/jrt
+  done
+  echo "INFO runtime ${rt:-missing: no disk holds the jlink runtime} $(grep -h '^MODULES=' /opt/jrt/release 2>/dev/null)" ;;
+esac
 
 run_variant() {   # run_variant NAME
   case $1 in
@@ -32,6 +45,14 @@ run_variant() {   # run_variant NAME
                 -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
     jkvm-c1) t -l "set up in" jkvm-c1 $marker java -XX:TieredStopAtLevel=1 \
                 -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-rt) [ -n "$rt" ] || return 0
+             t -l "set up in" jkvm-rt $marker $rt -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-rt-aot) [ -n "$rt" ] || return 0
+                 t -l "set up in" jkvm-rt-aot $marker $rt -XX:AOTMode=on -XX:AOTCache=/tmp/jkvm-rt.aot \
+                   -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-aotc) [ -f carried.aot ] || return 0
+               t -l "set up in" jkvm-aotc $marker java -XX:AOTMode=on -XX:AOTCache=carried.aot \
+                 -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
     jkvm-base) [ -f jkvm-base.jar ] || return 0
                t -l "set up in" jkvm-base $marker java -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
   esac
@@ -56,6 +77,11 @@ case " $variants " in *" jkvm-aot "*)
     -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append"
   echo "INFO aot cache $(ls -l /tmp/jkvm.aot 2>&1 | awk '{ print $5 }') bytes" ;;
 esac
+case " $variants " in *" jkvm-rt-aot "*) [ -z "$rt" ] || {
+  t -l "set up in" train-rt-aot $marker $rt -XX:AOTCacheOutput=/tmp/jkvm-rt.aot \
+    -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append"
+  echo "INFO rt aot cache $(ls -l /tmp/jkvm-rt.aot 2>&1 | awk '{ print $5 }') bytes"; } ;;
+esac
 case " $variants " in *" jkvm "*) marks marks ;; esac
 case " $variants " in *" jkvm-aot "*) marks marks-aot -XX:AOTCache=/tmp/jkvm.aot ;; esac
 
@@ -76,6 +102,9 @@ while [ $r -le "$runs" ]; do
   t version DONT-MATCH java -jar jkvm.jar --version
   case " $variants " in *" jkvm-aot "*)
     t version-aot DONT-MATCH java -XX:AOTCache=/tmp/jkvm.aot -jar jkvm.jar --version ;;
+  esac
+  case " $variants " in *" jkvm-rt-aot "*) [ -z "$rt" ] ||
+    t version-rt-aot DONT-MATCH $rt -XX:AOTCache=/tmp/jkvm-rt.aot -jar jkvm.jar --version ;;
   esac
   r=$((r + 1))
 done

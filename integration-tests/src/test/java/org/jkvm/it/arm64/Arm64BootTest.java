@@ -100,7 +100,7 @@ class Arm64BootTest {
                 + "cut -d' ' -f1 /proc/uptime > t0; kill -INT $$) & exec " + busy + " > log 2>&1";
         String script = "sh -c \"" + killer.replace("\\", "\\\\").replace("\"", "\\\"").replace("$", "\\$") + "\"; rc=$?; "
                 + "t1=$(cut -d' ' -f1 /proc/uptime); cat log; echo \"STOPPED rc=$rc t0=$(cat t0) t1=$t1\"; "
-                + "ps | grep -v grep | grep -q 'java -jar' && echo STILL-THERE || echo GONE";
+                + "pidof java >/dev/null && echo STILL-THERE || echo GONE";
         Map<String, Steps.Step> out = runSteps(new Steps().step("sigint", script), List.of());
         Steps.Step s = Steps.require(out, "sigint");
         Matcher m = Pattern.compile("STOPPED rc=(\\d+) t0=([\\d.]+) t1=([\\d.]+)").matcher(s.output());

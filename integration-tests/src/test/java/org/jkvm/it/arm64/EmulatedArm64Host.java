@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * Runs commands inside the emulated arm64 host ({@code arm64-host/run}: QEMU TCG with EL2,
  * Debian's arm64 kernel with KVM, an arm64 JDK 25) with the freshly built jkvm jar in its
- * working directory, {@code /payload}.
+ * working directory, {@code /payload}, and that jar's AOT cache ({@link AotCache}).
  */
 final class EmulatedArm64Host {
     private EmulatedArm64Host() {}
@@ -60,10 +61,13 @@ final class EmulatedArm64Host {
             throws IOException, InterruptedException {
         Path payload = Files.createTempDirectory("jkvm-arm64-payload");
         try {
-            Files.copy(repo().resolve("cli/target/jkvm.jar"), payload.resolve("jkvm.jar"));
+            Path jar = repo().resolve("cli/target/jkvm.jar");
+            // with its time: the AOT cache holds the jar's, and the JVM checks it
+            Files.copy(jar, payload.resolve("jkvm.jar"), StandardCopyOption.COPY_ATTRIBUTES);
             for (Path f : files) Files.copy(f, payload.resolve(f.getFileName()));
             List<String> argv = new ArrayList<>(List.of(repo().resolve("arm64-host/run").toString(),
                     "--payload", payload.toString(), "--timeout", Long.toString(timeout.toSeconds())));
+            AotCache.forJar(jar).ifPresent(aot -> argv.addAll(List.of("--aot-cache", aot.toString())));
             if (hostKernel != null) argv.addAll(List.of("--kernel", hostKernel));
             if (!kernelAppend.isEmpty()) argv.addAll(List.of("--kernel-append", kernelAppend));
             argv.addAll(List.of("--", "sh", "-c", command));
