@@ -54,7 +54,8 @@ final class SpecRunChecks {
         }
         kernels.forEach((kernel, field) -> {
             try {
-                BootLayout.place(BootLayout.readKernel(kernel, spec.memory()), Files.size(spec.guest().initrd()), spec.memory());
+                long initrd = spec.guest().initrd() == null ? 0 : Files.size(spec.guest().initrd());
+                BootLayout.place(BootLayout.readKernel(kernel, spec.memory()), initrd, spec.memory());
             } catch (SettingException e) {
                 problems.accept(e.setting(), shown(e));
             } catch (BadKernelImageException e) {
