@@ -101,8 +101,9 @@ final class SpecReader {
         String pin = cpus(placed("pin", required(o, "", "pin")), "pin");
         Member vmsM = o.members().get("vms");
         int vms = vmsM == null ? 1 : positive(vmsM.value(), "vms", 1024);
-        List<Workload> workloads = workloads(required(o, "", "workloads"));
-        if (guest != null) guestFiles(guestN.pos(), guest, workloads);
+        Node workloadsN = required(o, "", "workloads");
+        List<Workload> workloads = workloads(workloadsN);
+        if (guestN instanceof Obj g) guestFiles(g, workloadsN);
         List<Variant> variants = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         String base = variants(required(o, "", "variants"), variants, names);
@@ -169,16 +170,19 @@ final class SpecReader {
     }
 
     /**
-     * The initrd is needed unless every workload is a command (a spec whose workloads did not
-     * read needs it too, as before commands), the root file system when any is.
+     * The initrd is needed unless every workload has a "command" (a spec whose workloads are no
+     * list needs it too, as before commands), the root file system when any has; read from the
+     * workloads as written, so that a mistake in one is not also reported here.
      */
-    private void guestFiles(Pos guestPos, Guest guest, List<Workload> workloads) {
-        boolean commands = workloads.stream().anyMatch(Workload::isCommand);
-        if (guest.initrd() == null && (!commands || workloads.stream().anyMatch(w -> !w.isCommand()))) {
-            error(guestPos, "guest.initrd", "missing; this object needs it");
+    private void guestFiles(Obj guest, Node workloads) {
+        List<Node> items = workloads instanceof Arr a ? a.items() : List.of();
+        boolean commands = items.stream().anyMatch(w -> w instanceof Obj o && o.members().containsKey("command"));
+        boolean initramfs = items.stream().anyMatch(w -> !(w instanceof Obj o && o.members().containsKey("command")));
+        if (!guest.members().containsKey("initrd") && (!commands || initramfs)) {
+            error(guest.pos(), "guest.initrd", "missing; this object needs it");
         }
-        if (guest.rootfs() == null && commands) {
-            error(guestPos, "guest.rootfs", "missing; workloads with a \"command\" boot on it"
+        if (!guest.members().containsKey("rootfs") && commands) {
+            error(guest.pos(), "guest.rootfs", "missing; workloads with a \"command\" boot on it"
                     + " (e.g. \"${JKVM_DEBIAN_ROOTFS}\", which guest/debian-rootfs/build prints)");
         }
     }

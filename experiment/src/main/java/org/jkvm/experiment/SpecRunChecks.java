@@ -26,14 +26,16 @@ final class SpecRunChecks {
         for (int i = 0; i < spec.variants().size(); i++) {
             Variant v = spec.variants().get(i);
             String variant = "variants[" + i + "].";
-            for (Workload w : spec.workloads()) {
+            for (int j = 0; j < spec.workloads().size(); j++) {
+                Workload w = spec.workloads().get(j);
                 try {
                     spec.checkVm(v, w);
                 } catch (SettingException e) {
                     String field = switch (e.setting()) {
                         case "cpus" -> v.vcpus() > 0 ? variant + "vcpus" : "vcpus";
                         case "pin" -> v.pin() != null ? variant + "pin" : "pin";
-                        case "cmdline" -> v.cmdline() != null ? variant + "cmdline" : "guest.cmdline";
+                        case "cmdline" -> w.isCommand() ? "workloads[" + j + "].command"
+                                : v.cmdline() != null ? variant + "cmdline" : "guest.cmdline";
                         default -> e.setting();
                     };
                     boolean length = e.setting().equals("cmdline") && e.value() != null;
