@@ -164,7 +164,7 @@ final class SpecReader {
         Member iM = o.members().get("initrd");
         Path initrd = iM == null ? null : file(iM.value(), "guest.initrd");
         Member rM = o.members().get("rootfs");
-        Path rootfs = rM == null ? null : file(rM.value(), "guest.rootfs");
+        Path rootfs = rM == null ? null : file(placed("guest.rootfs", rM.value()), "guest.rootfs");
         String cmdline = guestArgs(o.members().get("cmdline"), "guest.cmdline");
         return new Guest(kernel, initrd, rootfs, cmdline == null ? "" : cmdline);
     }

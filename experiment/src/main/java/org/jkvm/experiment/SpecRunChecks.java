@@ -11,6 +11,7 @@ import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.vmm.arch.aarch64.BootLayout;
 import org.jkvm.vmm.arch.aarch64.image.BadKernelImageException;
+import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.SettingException;
 
 /**
@@ -46,8 +47,18 @@ final class SpecRunChecks {
         }
     }
 
-    /** Reads each kernel and places it with the initrd in the guest's RAM, as a boot does ({@link BootLayout}). */
+    /**
+     * Reads each kernel and places it with the initrd in the guest's RAM, as a boot does
+     * ({@link BootLayout}); checks the root file system as the VM's {@link Disk} does.
+     */
     static void boots(ExperimentSpec spec, BiConsumer<String, String> problems) {
+        if (spec.guest().rootfs() != null) {
+            try {
+                new Disk(spec.guest().rootfs(), true, "");
+            } catch (SettingException e) {
+                problems.accept("guest.rootfs", shown(e));
+            }
+        }
         Map<Path, String> kernels = new LinkedHashMap<>();
         kernels.put(spec.guest().kernel(), "guest.kernel");
         for (int i = 0; i < spec.variants().size(); i++) {

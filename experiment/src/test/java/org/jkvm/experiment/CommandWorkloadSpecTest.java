@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.jkvm.experiment.SpecTest.errors;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Workloads that run a command (stress-ng) on a root file system image instead of an initramfs workload. */
@@ -77,6 +78,18 @@ class CommandWorkloadSpecTest {
         VmConfig cpu = s.vmConfig(s.baseVariant(), s.workload("cpu"));
         assertEquals(dir.resolve("initrd"), cpu.initrd());
         assertTrue(cpu.disks().isEmpty());
+    }
+
+    @Test
+    void aRootFileSystemThatIsNoDiskImageIsRefusedWithTheFiles(@TempDir Path dir) throws IOException {
+        Files.write(dir.resolve("Image"), new byte[] {1});
+        Files.write(dir.resolve("root.ext4"), new byte[100]);
+        String text = spec("\"kernel\": \"Image\", \"rootfs\": \"root.ext4\"", command("futex", FUTEX));
+        Path file = dir.resolve("d.json");
+        SpecException e = assertThrows(SpecException.class, () -> ExperimentSpec.parse(text, file, true, Map.of()));
+        List<String> errors = e.errors().stream().map(SpecError::toString).toList();
+        assertTrue(errors.contains(file + ":3:43: guest.rootfs: " + dir.resolve("root.ext4")
+                + ": is 100 bytes, not a whole number of 512-byte sectors"), errors.toString());
     }
 
     @Test
