@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import org.jkvm.experiment.ExperimentSpec.Variant;
+import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockTotals;
@@ -33,7 +34,8 @@ import org.jkvm.vmm.vcpu.VcpuStats;
 /**
  * Runs one cell of the matrix for real: launches the spec's VMs for that variant and workload in
  * this process (all of them at once, each on its own vCPU threads, pinned as the variant says),
- * reads each guest's RESULT line from its console, and collects the host-side statistics,
+ * reads each guest's result from its console (its RESULT line, or a command's stress-ng
+ * metrics, {@link #guestResult}), and collects the host-side statistics,
  * KVM's own ({@link RunKvmStats}, over the workload's window where the guests mark it) and the
  * guests' own counters over their workload ({@link RunGuestStats}). A run
  * the spec profiles ({@link ExperimentSpec#profiled}) also carries {@link GuestProfiler} at
@@ -112,10 +114,10 @@ public final class ExperimentRunner {
             for (int i = 0; i < vms.size(); i++) {
                 VmOutcome outcome = vms.get(i).report.outcome();
                 String out = vms.get(i).console.text();
-                Optional<GuestResult> r = out.lines().map(GuestResult::parse).flatMap(Optional::stream).findFirst();
+                Optional<GuestResult> r = guestResult(run.workload(), out);
                 if (!(outcome instanceof VmOutcome.PowerOff) || r.isEmpty()) {
-                    return RunResult.failed(run, "vm " + i + ": " + outcome + (r.isEmpty() ? ", no RESULT line; console ends: "
-                            + tail(out) : ""), wall, started, host).withKvm(kvmStats).withGuest(guestStats);
+                    return RunResult.failed(run, "vm " + i + ": " + outcome + (r.isEmpty() ? ", " + missing(run.workload())
+                            + "; console ends: " + tail(out) : ""), wall, started, host).withKvm(kvmStats).withGuest(guestStats);
                 }
                 results.add(r.get());
             }
@@ -219,6 +221,20 @@ public final class ExperimentRunner {
             return new RunKvmStats(RunKvmStats.WORKLOAD, windows.stream().map(RunKvmStats.Vm::of).toList());
         }
         return new RunKvmStats(RunKvmStats.RUN, vms.stream().map(r -> RunKvmStats.Vm.of(r.report.kvm())).toList());
+    }
+
+    /**
+     * What the guest's console says the workload did: its RESULT line, or for a command the
+     * stress-ng metrics of a command that exited with 0 ({@link WindowEdges#COMMAND_EXIT}).
+     */
+    static Optional<GuestResult> guestResult(Workload w, String console) {
+        if (!w.isCommand()) return console.lines().map(GuestResult::parse).flatMap(Optional::stream).findFirst();
+        if (console.lines().noneMatch(l -> l.strip().equals(WindowEdges.COMMAND_EXIT + " 0"))) return Optional.empty();
+        return StressNgMetrics.result(w.name(), console);
+    }
+
+    private static String missing(Workload w) {
+        return w.isCommand() ? "no stress-ng metrics from a command that exited with 0" : "no RESULT line";
     }
 
     private static String tail(String console) {

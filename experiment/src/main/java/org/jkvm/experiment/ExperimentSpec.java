@@ -1,8 +1,10 @@
 package org.jkvm.experiment;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -15,6 +17,7 @@ import java.util.TreeSet;
 
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.config.CpuSet;
+import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.config.Sizes;
@@ -30,7 +33,7 @@ import org.jkvm.vmm.io.InputKind;
  *
  * @param source      the spec file as the user named it (messages use it)
  * @param name        the experiment's name
- * @param guest       the guest kernel and initrd (resolved against the spec's folder)
+ * @param guest       the guest kernel, initrd and root file system (resolved against the spec's folder)
  * @param vcpus       vCPUs per VM (a variant may override)
  * @param memory      guest RAM in bytes
  * @param pin         host CPUs all vCPU threads of all VMs share, normalised ("0-1"); a variant may override
@@ -52,6 +55,15 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
     public static final List<String> WORKLOADS = List.of(
             "fork-exec", "hackbench", "mmap-shared", "mmap-private-mm", "file-shared", "file-private", "cpu", "syscall",
             "shell-dyn", "execl", "spawn", "pipe-ctxsw");
+
+    /** The name of every command workload ({@link Workload#command}): what its result is recorded as. */
+    public static final String COMMAND = "command";
+
+    /**
+     * The kernel arguments that boot a command workload's root file system: read-only (the image
+     * is shared by the runs and the VMs of a run, and stays as built), with its own init.
+     */
+    public static final String ROOTFS_ARGS = "root=/dev/vda ro rootfstype=ext4 init=/sbin/jkvm-init";
 
     /** What a spec file is: a regular file of at most 1 MiB (the examples have 2 KiB). */
     public static final InputKind FILE = new InputKind("a spec", 1 << 20);
@@ -81,23 +93,51 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      * The guest.
      *
      * @param kernel  arm64 Image (absolute: resolved against the spec's folder)
-     * @param initrd  initramfs with the workloads
+     * @param initrd  initramfs with the workloads, or null when every workload is a command
+     * @param rootfs  the ext4 image command workloads boot on (guest/debian-rootfs/build's), or null
      * @param cmdline extra kernel arguments for every run, or "" (the workload's arguments are appended)
      */
-    public record Guest(Path kernel, Path initrd, String cmdline) {}
+    public record Guest(Path kernel, Path initrd, Path rootfs, String cmdline) {}
 
     /**
-     * One workload.
+     * One workload: one of the initramfs's, or a command run on the {@link Guest#rootfs}.
      *
-     * @param name    the guest's workload name, one of {@link #WORKLOADS}
+     * @param name    the guest's workload name, one of {@link #WORKLOADS}, or {@link #COMMAND}
      * @param label   its name in run ids and reports (default: name; unique in the spec)
-     * @param workers processes/threads the guest starts
-     * @param seconds how long the guest runs it
+     * @param workers processes/threads the guest starts ({@value #WORKERS} in a command)
+     * @param seconds how long the guest runs it ({@value #SECONDS} in a command)
      * @param profile its runs are profiled ({@link #profiled}); off unless the spec says on
+     * @param command a shell command for the root file system's {@code /sbin/jkvm-init}, a
+     *                stress-ng run with {@code --metrics-brief} (its bogo ops/s are the result,
+     *                {@link StressNgMetrics}); or null for an initramfs workload
      */
-    public record Workload(String name, String label, int workers, int seconds, boolean profile) {
+    public record Workload(String name, String label, int workers, int seconds, boolean profile, String command) {
+        /** Where a command takes the workload's workers. */
+        public static final String WORKERS = "{workers}";
+        /** Where a command takes the workload's seconds. */
+        public static final String SECONDS = "{seconds}";
+
+        /** An initramfs workload. */
+        public Workload(String name, String label, int workers, int seconds, boolean profile) {
+            this(name, label, workers, seconds, profile, null);
+        }
+
+        /** Whether it runs a command on the root file system rather than an initramfs workload. */
+        public boolean isCommand() {
+            return command != null;
+        }
+
+        /** The command as the guest runs it: {@value #WORKERS} and {@value #SECONDS} filled in. */
+        public String commandLine() {
+            return command.replace(WORKERS, Integer.toString(workers)).replace(SECONDS, Integer.toString(seconds));
+        }
+
         /** The kernel arguments that make the guest run this workload. */
         public String guestArgs() {
+            if (isCommand()) {
+                return ROOTFS_ARGS + " jkvm.cmd="
+                        + Base64.getEncoder().encodeToString(commandLine().getBytes(StandardCharsets.UTF_8));
+            }
             return "jkvm.workload=" + name + " jkvm.workers=" + workers + " jkvm.seconds=" + seconds;
         }
     }
@@ -219,9 +259,11 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
         return kernel(v).resolveSibling(SYSTEM_MAP);
     }
 
-    /** The files every run reads: the guest kernel, the initrd, and the variants' own kernels, each once. */
+    /** The files the runs read: the guest kernel, the initrd, the root file system, and the variants' own kernels, each once. */
     public List<Path> inputFiles() {
-        Set<Path> files = new LinkedHashSet<>(List.of(guest.kernel(), guest.initrd()));
+        Set<Path> files = new LinkedHashSet<>(List.of(guest.kernel()));
+        if (guest.initrd() != null) files.add(guest.initrd());
+        if (guest.rootfs() != null) files.add(guest.rootfs());
         for (Variant v : variants) files.add(kernel(v));
         return List.copyOf(files);
     }
@@ -239,10 +281,17 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
         return JKVM_CMDLINE + " " + cmdline(v, w);
     }
 
-    /** The VM each of a run's {@link #vms} is: what the runner boots. */
+    /**
+     * The VM each of a run's {@link #vms} is: what the runner boots. A command workload gets no
+     * initrd and the root file system as its read-only /dev/vda.
+     */
     public VmConfig vmConfig(Variant v, Workload w) {
-        return new VmConfig(kernel(v), guest.initrd(), kernelCmdline(v, w), vcpus(v), memory, pinSet(v),
-                new PvOptions(v.stealTime()), v.pmu(), timeout(w));
+        PvOptions pv = new PvOptions(v.stealTime());
+        if (w.isCommand()) {
+            return new VmConfig(kernel(v), null, kernelCmdline(v, w), vcpus(v), memory, pinSet(v), pv, v.pmu(), timeout(w),
+                    List.of(new Disk(guest.rootfs(), true, "")), false, false, null, null);
+        }
+        return new VmConfig(kernel(v), guest.initrd(), kernelCmdline(v, w), vcpus(v), memory, pinSet(v), pv, v.pmu(), timeout(w));
     }
 
     /**

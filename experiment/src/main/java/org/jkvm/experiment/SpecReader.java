@@ -33,8 +33,10 @@ import org.jkvm.vmm.config.Sizes;
 final class SpecReader {
     private static final List<String> TOP = List.of("name", "guest", "vcpus", "memory", "pin", "vms", "workloads",
             "variants", "reference", "repetitions", "warmup", "timeout");
-    private static final List<String> GUEST = List.of("kernel", "initrd", "cmdline");
-    private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds", "profile");
+    private static final List<String> GUEST = List.of("kernel", "initrd", "rootfs", "cmdline");
+    private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds", "profile", "command");
+    /** A command's placeholders, to find the ones it may not use. */
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{[^{}\\s]*}");
     private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "pmu", "kernel",
             "host_kernel_args", "vcpus", "pin", "cmdline", "profile");
     private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto");
@@ -92,13 +94,16 @@ final class SpecReader {
         places.put("", o.pos());
         known(o, "", TOP);
         String name = name(required(o, "", "name"), "name");
-        Guest guest = guest(required(o, "", "guest"));
+        Node guestN = required(o, "", "guest");
+        Guest guest = guest(guestN);
         int vcpus = positive(placed("vcpus", required(o, "", "vcpus")), "vcpus", Integer.MAX_VALUE);
         long memory = memory(o.members().get("memory"));
         String pin = cpus(placed("pin", required(o, "", "pin")), "pin");
         Member vmsM = o.members().get("vms");
         int vms = vmsM == null ? 1 : positive(vmsM.value(), "vms", 1024);
-        List<Workload> workloads = workloads(required(o, "", "workloads"));
+        Node workloadsN = required(o, "", "workloads");
+        List<Workload> workloads = workloads(workloadsN);
+        if (guestN instanceof Obj g) guestFiles(g, workloadsN);
         List<Variant> variants = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         String base = variants(required(o, "", "variants"), variants, names);
@@ -156,9 +161,30 @@ final class SpecReader {
         if (o == null) return null;
         known(o, "guest", GUEST);
         Path kernel = file(placed("guest.kernel", required(o, "guest", "kernel")), "guest.kernel");
-        Path initrd = file(required(o, "guest", "initrd"), "guest.initrd");
+        Member iM = o.members().get("initrd");
+        Path initrd = iM == null ? null : file(iM.value(), "guest.initrd");
+        Member rM = o.members().get("rootfs");
+        Path rootfs = rM == null ? null : file(placed("guest.rootfs", rM.value()), "guest.rootfs");
         String cmdline = guestArgs(o.members().get("cmdline"), "guest.cmdline");
-        return new Guest(kernel, initrd, cmdline == null ? "" : cmdline);
+        return new Guest(kernel, initrd, rootfs, cmdline == null ? "" : cmdline);
+    }
+
+    /**
+     * The initrd is needed unless every workload has a "command" (a spec whose workloads are no
+     * list needs it too, as before commands), the root file system when any has; read from the
+     * workloads as written, so that a mistake in one is not also reported here.
+     */
+    private void guestFiles(Obj guest, Node workloads) {
+        List<Node> items = workloads instanceof Arr a ? a.items() : List.of();
+        boolean commands = items.stream().anyMatch(w -> w instanceof Obj o && o.members().containsKey("command"));
+        boolean initramfs = items.stream().anyMatch(w -> !(w instanceof Obj o && o.members().containsKey("command")));
+        if (!guest.members().containsKey("initrd") && (!commands || initramfs)) {
+            error(guest.pos(), "guest.initrd", "missing; this object needs it");
+        }
+        if (!guest.members().containsKey("rootfs") && commands) {
+            error(guest.pos(), "guest.rootfs", "missing; workloads with a \"command\" boot on it"
+                    + " (e.g. \"${JKVM_DEBIAN_ROOTFS}\", which guest/debian-rootfs/build prints)");
+        }
     }
 
     private List<Workload> workloads(Node n) {
@@ -171,9 +197,11 @@ final class SpecReader {
             Obj o = object(a.items().get(i), path);
             if (o == null) continue;
             known(o, path, WORKLOAD);
-            Node nameN = required(o, path, "name");
-            String name = null;
-            if (nameN != null) {
+            Member cM = o.members().get("command");
+            String command = cM == null ? null : command(cM.value(), at(path, "command"));
+            Node nameN = cM == null ? required(o, path, "name") : commandName(o, path);
+            String name = cM == null ? null : ExperimentSpec.COMMAND;
+            if (nameN != null && cM == null) {
                 name = string(nameN, at(path, "name"));
                 if (name != null && !ExperimentSpec.WORKLOADS.contains(name)) {
                     error(nameN.pos(), at(path, "name"), nameN.show() + " is not one of " + String.join(", ", ExperimentSpec.WORKLOADS));
@@ -193,10 +221,49 @@ final class SpecReader {
                 }
             }
             boolean profile = onOff(o, path, "profile", false);
-            if (name != null && label != null) out.add(new Workload(name, label, workers, seconds, profile));
+            if (name != null && label != null && (cM == null || command != null)) {
+                out.add(new Workload(name, label, workers, seconds, profile, command));
+            }
         }
         if (a.items().isEmpty()) error(a.pos(), "workloads", "the list is empty; name at least one workload");
         return out;
+    }
+
+    /**
+     * A command workload's label, which it must have (its name is {@link ExperimentSpec#COMMAND});
+     * a "name" beside a command is refused.
+     */
+    private Node commandName(Obj o, String path) {
+        Member nM = o.members().get("name");
+        if (nM != null) error(nM.keyPos(), at(path, "name"), "a workload with a \"command\" has no name; give it a \"label\"");
+        Member lM = o.members().get("label");
+        if (lM == null) error(o.pos(), at(path, "label"), "missing; a workload with a \"command\" needs one");
+        return null;
+    }
+
+    /**
+     * A command: not blank, placeholders only {@value Workload#WORKERS} and {@value Workload#SECONDS},
+     * and stress-ng's metrics asked for (they are its result).
+     */
+    private String command(Node n, String path) {
+        String c = string(placed(path, n), path);
+        if (c == null) return null;
+        if (c.isBlank()) {
+            error(n.pos(), path, "the command is empty");
+            return null;
+        }
+        java.util.regex.Matcher m = PLACEHOLDER.matcher(c);
+        while (m.find()) {
+            if (!m.group().equals(Workload.WORKERS) && !m.group().equals(Workload.SECONDS)) {
+                error(n.pos(), path, m.group() + " is not a placeholder; a command takes " + Workload.WORKERS + " and " + Workload.SECONDS);
+                return null;
+            }
+        }
+        if (!c.contains("stress-ng") || !c.contains("--metrics")) {
+            error(n.pos(), path, "its result is stress-ng's bogo ops/s: run stress-ng with --metrics-brief");
+            return null;
+        }
+        return c.strip();
     }
 
     /** Fills {@code out} and returns the base variant's name. */
@@ -267,6 +334,8 @@ final class SpecReader {
         String args = string(placed(path, m.value()), path);
         if (args != null && args.contains("jkvm.workload")) {
             error(m.value().pos(), path, "jkvm.workload= and friends come from the workloads list; take them out here");
+        } else if (args != null && args.contains("jkvm.cmd")) {
+            error(m.value().pos(), path, "jkvm.cmd= comes from a workload's \"command\"; take it out here");
         }
         return args == null || args.isBlank() ? null : args.strip();
     }

@@ -11,6 +11,7 @@ import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.vmm.arch.aarch64.BootLayout;
 import org.jkvm.vmm.arch.aarch64.image.BadKernelImageException;
+import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.SettingException;
 
 /**
@@ -26,14 +27,16 @@ final class SpecRunChecks {
         for (int i = 0; i < spec.variants().size(); i++) {
             Variant v = spec.variants().get(i);
             String variant = "variants[" + i + "].";
-            for (Workload w : spec.workloads()) {
+            for (int j = 0; j < spec.workloads().size(); j++) {
+                Workload w = spec.workloads().get(j);
                 try {
                     spec.checkVm(v, w);
                 } catch (SettingException e) {
                     String field = switch (e.setting()) {
                         case "cpus" -> v.vcpus() > 0 ? variant + "vcpus" : "vcpus";
                         case "pin" -> v.pin() != null ? variant + "pin" : "pin";
-                        case "cmdline" -> v.cmdline() != null ? variant + "cmdline" : "guest.cmdline";
+                        case "cmdline" -> w.isCommand() ? "workloads[" + j + "].command"
+                                : v.cmdline() != null ? variant + "cmdline" : "guest.cmdline";
                         default -> e.setting();
                     };
                     boolean length = e.setting().equals("cmdline") && e.value() != null;
@@ -44,8 +47,18 @@ final class SpecRunChecks {
         }
     }
 
-    /** Reads each kernel and places it with the initrd in the guest's RAM, as a boot does ({@link BootLayout}). */
+    /**
+     * Reads each kernel and places it with the initrd in the guest's RAM, as a boot does
+     * ({@link BootLayout}); checks the root file system as the VM's {@link Disk} does.
+     */
     static void boots(ExperimentSpec spec, BiConsumer<String, String> problems) {
+        if (spec.guest().rootfs() != null) {
+            try {
+                new Disk(spec.guest().rootfs(), true, "");
+            } catch (SettingException e) {
+                problems.accept("guest.rootfs", shown(e));
+            }
+        }
         Map<Path, String> kernels = new LinkedHashMap<>();
         kernels.put(spec.guest().kernel(), "guest.kernel");
         for (int i = 0; i < spec.variants().size(); i++) {
@@ -54,7 +67,8 @@ final class SpecRunChecks {
         }
         kernels.forEach((kernel, field) -> {
             try {
-                BootLayout.place(BootLayout.readKernel(kernel, spec.memory()), Files.size(spec.guest().initrd()), spec.memory());
+                long initrd = spec.guest().initrd() == null ? 0 : Files.size(spec.guest().initrd());
+                BootLayout.place(BootLayout.readKernel(kernel, spec.memory()), initrd, spec.memory());
             } catch (SettingException e) {
                 problems.accept(e.setting(), shown(e));
             } catch (BadKernelImageException e) {

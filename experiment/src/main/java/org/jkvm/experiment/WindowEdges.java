@@ -12,7 +12,8 @@ import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
 /**
  * A guest's console that also marks its workload's window: it keeps everything written, and
  * snapshots KVM's statistics as the line {@value #READY} (the workloads initramfs prints it just
- * before the workload starts) and then the first RESULT line ({@link GuestResult}) come through,
+ * before the workload starts; the root file system's init before a command) and then the first
+ * RESULT line ({@link GuestResult}) or {@value #COMMAND_EXIT} line come through,
  * so that the figures cover the workload and not the boot or the power-off. The snapshot is
  * taken on the vCPU thread writing the line, while the guest waits for its console write.
  */
@@ -20,6 +21,8 @@ final class WindowEdges extends OutputStream {
     private static final System.Logger LOG = System.getLogger(WindowEdges.class.getName());
     /** The workloads initramfs's line just before the workload starts. */
     static final String READY = "JKVM-GUEST-READY";
+    /** The root file system's init's line after a command workload, before its status. */
+    static final String COMMAND_EXIT = "JKVM-GUEST-CMD-EXIT";
     private static final int MAX_LINE = 4096;
 
     private final ByteArrayOutputStream console = new ByteArrayOutputStream();
@@ -28,7 +31,7 @@ final class WindowEdges extends OutputStream {
     private KvmStatsSnapshot start;
     private KvmStatsSnapshot end;
 
-    /** The two snapshots of a window: as the ready line and as the RESULT line came through. */
+    /** The two snapshots of a window: as the ready line and as the RESULT (or command's exit) line came through. */
     record Edges(KvmStatsSnapshot start, KvmStatsSnapshot end) {}
 
     /**
@@ -59,7 +62,7 @@ final class WindowEdges extends OutputStream {
         if (snapshot == null || end != null) return;
         try {
             if (start == null && text.contains(READY)) start = snapshot.get();
-            else if (start != null && GuestResult.parse(text.strip()).isPresent()) end = snapshot.get();
+            else if (start != null && (GuestResult.parse(text.strip()).isPresent() || text.contains(COMMAND_EXIT))) end = snapshot.get();
         } catch (RuntimeException e) {
             // On the vCPU thread: a failed read must not end the run; its record keeps the whole run's figures.
             LOG.log(Level.WARNING, "KVM's statistics could not be read at the workload's edge; the result keeps the whole run's", e);

@@ -18,8 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Any text as an experiment spec: a {@link SpecException} whose every problem names the file, a
  * place in it and what is wrong, or a spec whose derived values (run count, per-variant vCPUs,
- * pins and kernels, timeouts, memory) are usable. Input: the spec file's bytes. The dictionary
- * adds what the seeds lack: escapes a path cannot hold, variables, numbers at the limits.
+ * pins and kernels, timeouts, memory, the files each workload boots on) are usable. Input: the
+ * spec file's bytes. The dictionary adds what the seeds lack: escapes a path cannot hold,
+ * variables, numbers at the limits, the command workloads' fields and placeholders.
  */
 @Tag("unit")
 @Tag("fuzz")
@@ -28,7 +29,8 @@ class SpecReaderFuzzTest {
     private static final Map<String, String> ENV = Map.of("JKVM_GUEST_IMAGE", "/guest/Image", "EMPTY", "");
 
     @DictionaryEntries({"\\u0000", "\\ud800", "\\u2028", "${", "${EMPTY}", "${JKVM_GUEST_IMAGE}", "2147483647",
-        "2147483648", "100001", "1e2", "-0", "0.5", "9T"})
+        "2147483648", "100001", "1e2", "-0", "0.5", "9T", "\"command\"", "\"rootfs\"", "{workers}", "{seconds}", "{",
+        "stress-ng --metrics-brief"})
     @FuzzTest(maxDuration = "30s")
     void parse(byte[] data) {
         String text = new String(data, StandardCharsets.UTF_8);
@@ -59,6 +61,8 @@ class SpecReaderFuzzTest {
         }
         for (Workload w : spec.workloads()) {
             assertTrue(spec.cmdline(spec.baseVariant(), w).endsWith(w.guestArgs()), what);
+            assertEquals(w.isCommand(), w.name().equals(ExperimentSpec.COMMAND), what);
+            assertTrue(spec.inputFiles().contains(w.isCommand() ? spec.guest().rootfs() : spec.guest().initrd()), what);
             assertTrue(spec.timeout(w).isPositive(), what);
             assertEquals(w, spec.workload(w.label()), what);
         }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The console that snapshots KVM's statistics at the workload's edges: the ready line, then the RESULT line. */
+/** The console that snapshots KVM's statistics at the workload's edges: the ready line, then the RESULT (or a command's exit) line. */
 @Tag("unit")
 class WindowEdgesTest {
     /** Snapshots whose one VM value counts the snapshots taken. */
@@ -40,6 +40,18 @@ class WindowEdgesTest {
         assertEquals(2, e.end().vm()[0]);
         assertEquals(2, taken.get(), "a RESULT line before the ready line or after the first is no edge");
         assertEquals(text, console.text());
+    }
+
+    @Test
+    void aCommandsWindowEndsAtItsExitLine() {
+        AtomicLong taken = new AtomicLong();
+        WindowEdges console = new WindowEdges();
+        console.watch(counting(taken));
+        print(console, StressNgMetricsTest.CONSOLE + "JKVM-GUEST-CMD-EXIT 0\n");
+        WindowEdges.Edges e = console.edges().orElseThrow();
+        assertEquals(1, e.start().vm()[0]);
+        assertEquals(2, e.end().vm()[0]);
+        assertEquals(2, taken.get(), "only the first exit line is an edge");
     }
 
     @Test
