@@ -6,7 +6,6 @@
  * LABEL-matching lines can be timed too.
  *
  * usage: stamp [-t SECS] [-l LINE_SUBSTRING] [-g GUEST_KB] [-k] NAME MARKER COMMAND [ARGS...]
- * MARKER is also seen in a line still unfinished (a prompt such as "login: " ends none).
  * prints at the end one line:
  *   STAMP NAME first_ms=F line_ms=L marker_ms=M exit_ms=E status=S maxrss_kb=R
  * (-1 for a line that never came; status is the exit code, or 128+signal; -t kills the
@@ -16,8 +15,8 @@
  * most resident pages, in /proc/PID/smaps) is read, the command gets SIGTERM, and the line
  * adds " guest_rss_kb=G guest_map_kb=S" (-1 when no mapping matched): G is the guest RAM
  * actually touched, so maxrss_kb - G is the VMM's own overhead.
- * -k (for a guest that stays up at its marker, e.g. at a login prompt): the command gets SIGTERM
- * as soon as the marker is seen.
+ * -k (for a guest that stays up at its marker, e.g. at a login prompt): MARKER is also looked for
+ * in a line still unfinished (a prompt ends none), and the command gets SIGTERM as soon as it is seen.
  * Built static for arm64 by bench/boot/run-arm64; it runs inside the emulated arm64 host.
  */
 #define _GNU_SOURCE
@@ -100,7 +99,7 @@ int main(int argc, char **argv) {
         signal(SIGALRM, on_alarm);
         alarm(timeout);
     }
-    /* Read as it comes, not by line: the marker may sit in a line that never ends. */
+    /* Read as it comes, not by line: with -k the marker may sit in a line that never ends. */
     char buf[4096], *line = malloc(4096);
     size_t len = 0, cap = 4096;
     double first = -1, seen = -1, mark = -1;
@@ -114,7 +113,7 @@ int main(int argc, char **argv) {
             if (len + 2 > cap && !(line = realloc(line, cap *= 2))) { perror("stamp: realloc"); return 125; }
             line[len++] = buf[i];
             line[len] = 0;
-            int done = buf[i] == '\n' || i == n - 1;
+            int done = buf[i] == '\n' || (end_at_marker && i == n - 1);
             if (!done) continue;
             int marked = mark < 0 && strstr(line, marker);
             if (marked) mark = t;
