@@ -3,7 +3,8 @@
 # /payload: jkvm.jar, Image, debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
 # its own copy of the Debian image as /dev/vda (the root) and a sparse scratch disk with serial
 # "scratch" that fio reads and writes; every boot runs under ./stamp ("STAMP NAME ..." lines,
-# see bench/boot/stamp.c).
+# see bench/boot/stamp.c). Besides the boots to the first command, each round boots each VMM with
+# jkvm.login to agetty's "login: " prompt (stamp -k ends the VMM there).
 # usage: sh inside.sh BOOTS SCRATCH_MB
 boots=${1:-3}
 scratch_mb=${2:-320}
@@ -11,6 +12,7 @@ marker=JKVM-GUEST-READY
 # The same kernel command line for both; QEMU's virt board has a PL011 (ttyAMA0), jkvm a 16550 (ttyS0).
 append="quiet panic=-1 root=/dev/vda rw rootfstype=ext4 init=/sbin/jkvm-init"
 t() { ./stamp -t 900 "$@"; }
+login_marker='login: '
 
 echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MB" }' /proc/meminfo)"
 echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
@@ -23,13 +25,14 @@ done
 rm debian-arm64.ext4
 
 boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
-  vmm=$1 name=$2
+  vmm=$1 name=$2 mark=$marker kill=
   shift 2
+  case $name in login-*) mark=$login_marker kill=-k ;; esac
   # QEMU's virt board gives the last virtio-mmio device the first slot: its root (/dev/vda) comes last.
   case $vmm in
-    jkvm) t -l "set up in" "$name" $marker java -jar jkvm.jar run --kernel Image --cpus 2 --memory 512M \
+    jkvm) t $kill -l "set up in" "$name" "$mark" java -jar jkvm.jar run --kernel Image --cpus 2 --memory 512M \
             --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch --cmdline "console=ttyS0 $append $*" ;;
-    qemu) t "$name" $marker $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
+    qemu) t $kill "$name" "$mark" $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
             -nographic -no-reboot -nic none -kernel Image \
             -drive if=none,id=scratch,file=qemu-scratch.raw,format=raw \
             -device virtio-blk-device,drive=scratch,serial=scratch \
@@ -38,11 +41,14 @@ boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
   esac
 }
 
-# Boot to the guest's first command (jkvm-init's ready line), alternating, then powered off.
+# Boot to the guest's first command (jkvm-init's ready line), alternating, then powered off; and
+# to the login prompt, alternating the same way.
 r=1
 while [ $r -le "$boots" ]; do
   echo "ROUND $r"
   if [ $((r % 2)) = 1 ]; then boot jkvm jkvm; boot qemu qemu; else boot qemu qemu; boot jkvm jkvm; fi
+  if [ $((r % 2)) = 1 ]; then boot jkvm login-jkvm jkvm.login; boot qemu login-qemu jkvm.login
+  else boot qemu login-qemu jkvm.login; boot jkvm login-jkvm jkvm.login; fi
   r=$((r + 1))
 done
 # fio inside the guest, once per VMM.

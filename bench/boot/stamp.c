@@ -5,7 +5,7 @@
  * ru_maxrss (the same figure as VmHWM in /proc/PID/status just before it exits), and
  * LABEL-matching lines can be timed too.
  *
- * usage: stamp [-t SECS] [-l LINE_SUBSTRING] [-g GUEST_KB] NAME MARKER COMMAND [ARGS...]
+ * usage: stamp [-t SECS] [-l LINE_SUBSTRING] [-g GUEST_KB] [-k] NAME MARKER COMMAND [ARGS...]
  * prints at the end one line:
  *   STAMP NAME first_ms=F line_ms=L marker_ms=M exit_ms=E status=S maxrss_kb=R
  * (-1 for a line that never came; status is the exit code, or 128+signal; -t kills the
@@ -15,6 +15,8 @@
  * most resident pages, in /proc/PID/smaps) is read, the command gets SIGTERM, and the line
  * adds " guest_rss_kb=G guest_map_kb=S" (-1 when no mapping matched): G is the guest RAM
  * actually touched, so maxrss_kb - G is the VMM's own overhead.
+ * -k (for a guest that stays up at its marker, e.g. at a login prompt): MARKER is also looked for
+ * in a line still unfinished (a prompt ends none), and the command gets SIGTERM as soon as it is seen.
  * Built static for arm64 by bench/boot/run-arm64; it runs inside the emulated arm64 host.
  */
 #define _GNU_SOURCE
@@ -64,15 +66,16 @@ int main(int argc, char **argv) {
     int timeout = 0;
     const char *watch = NULL;
     long guest_kb = 0, guest_rss = -1, guest_map = -1;
-    int opt;
-    while ((opt = getopt(argc, argv, "+t:l:g:")) != -1) {
+    int opt, end_at_marker = 0;
+    while ((opt = getopt(argc, argv, "+t:l:g:k")) != -1) {
         if (opt == 't') timeout = atoi(optarg);
+        else if (opt == 'k') end_at_marker = 1;
         else if (opt == 'l') watch = optarg;
         else if (opt == 'g') guest_kb = atol(optarg);
         else return 125;
     }
     if (argc - optind < 3) {
-        fprintf(stderr, "usage: stamp [-t SECS] [-l LINE_SUBSTRING] [-g GUEST_KB] NAME MARKER COMMAND [ARGS...]\n");
+        fprintf(stderr, "usage: stamp [-t SECS] [-l LINE_SUBSTRING] [-g GUEST_KB] [-k] NAME MARKER COMMAND [ARGS...]\n");
         return 125;
     }
     const char *name = argv[optind], *marker = argv[optind + 1];
@@ -96,31 +99,41 @@ int main(int argc, char **argv) {
         signal(SIGALRM, on_alarm);
         alarm(timeout);
     }
-    FILE *in = fdopen(fds[0], "r");
-    char *line = NULL;
-    size_t cap = 0;
+    /* Read as it comes, not by line: with -k the marker may sit in a line that never ends. */
+    char buf[4096], *line = malloc(4096);
+    size_t len = 0, cap = 4096;
     double first = -1, seen = -1, mark = -1;
+    if (!line) { perror("stamp: malloc"); return 125; }
     for (;;) {
-        errno = 0;
-        ssize_t n = getline(&line, &cap, in);
-        if (n < 0) {
-            if (errno == EINTR) { clearerr(in); continue; }
-            break;
-        }
+        ssize_t n = read(fds[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
         double t = now_ms() - t0;
-        if (first < 0) first = t;
-        if (watch && seen < 0 && strstr(line, watch)) seen = t;
-        int marked = mark < 0 && strstr(line, marker);
-        if (marked) mark = t;
-        printf("  | %s", line);
-        if (n > 0 && line[n - 1] != '\n') putchar('\n');
-        fflush(stdout);
-        if (marked && guest_kb > 0) {
-            sleep(3);
-            guest_rss = guest_rss_kb(guest_kb, &guest_map);
-            kill(child, SIGTERM);
+        for (ssize_t i = 0; i < n; i++) {
+            if (len + 2 > cap && !(line = realloc(line, cap *= 2))) { perror("stamp: realloc"); return 125; }
+            line[len++] = buf[i];
+            line[len] = 0;
+            int done = buf[i] == '\n' || (end_at_marker && i == n - 1);
+            if (!done) continue;
+            int marked = mark < 0 && strstr(line, marker);
+            if (marked) mark = t;
+            if (buf[i] == '\n') {
+                if (first < 0) first = t;
+                if (watch && seen < 0 && strstr(line, watch)) seen = t;
+                printf("  | %s", line);
+                fflush(stdout);
+                len = 0;
+            }
+            if (marked && guest_kb > 0) {
+                sleep(3);
+                guest_rss = guest_rss_kb(guest_kb, &guest_map);
+                kill(child, SIGTERM);
+            } else if (marked && end_at_marker) {
+                kill(child, SIGTERM);
+            }
         }
     }
+    if (len > 0) printf("  | %s\n", line);
     int status = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);

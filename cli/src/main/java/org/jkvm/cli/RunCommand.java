@@ -1,5 +1,6 @@
 package org.jkvm.cli;
 
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.FileDescriptor;
 import java.io.IOException;
@@ -32,6 +33,7 @@ import org.jkvm.vmm.config.PvOptions;
 import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.config.Vsock;
+import org.jkvm.vmm.devices.ConsoleInput;
 import org.jkvm.vmm.io.OutputFile;
 import org.jkvm.vmm.jfr.FlightRecording;
 import org.jkvm.vmm.launch.Launch;
@@ -49,8 +51,8 @@ import sun.misc.Signal;
 
 /** {@code jkvm run}: boots an arm64 Linux guest and streams its console. */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, defaultValueProvider = RunConfigFile.class,
-        description = {"Boots an arm64 Linux guest on this arm64 host's KVM; the guest's console is"
-                + " printed on stdout, jkvm's own report on stderr."},
+        description = {"Boots an arm64 Linux guest on this arm64 host's KVM; the guest's serial console is"
+                + " printed on stdout and reads stdin, jkvm's own report goes to stderr."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:the guest powered off",
@@ -196,6 +198,7 @@ final class RunCommand implements Callable<Integer> {
             err.flush();
             Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
+            ConsoleInput.forward(new FileInputStream(FileDescriptor.in), vm.uart());
             RunReport run = launch.run();
             RunSummary.print(err, run, pvLock);
             profile.report(launch, symbols, run.kvm(), err, profiled);

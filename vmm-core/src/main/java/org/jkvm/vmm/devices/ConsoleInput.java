@@ -1,0 +1,28 @@
+package org.jkvm.vmm.devices;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+
+/**
+ * Feeds a stream (jkvm run's standard input) to the UART as the guest's console input, on a daemon
+ * thread so a VM that ends while the stream still blocks (a terminal) is not held up. The stream's
+ * end or a read error ends the forwarding; the guest then simply gets no more input.
+ */
+public final class ConsoleInput {
+    private static final System.Logger LOG = System.getLogger(ConsoleInput.class.getName());
+
+    private ConsoleInput() {}
+
+    /** Starts forwarding {@code in} to {@code uart}; returns the (daemon) thread doing it. */
+    public static Thread forward(InputStream in, Uart16550 uart) {
+        return Thread.ofPlatform().daemon().name("console-input").start(() -> {
+            byte[] buf = new byte[512];
+            try {
+                for (int n; (n = in.read(buf)) > 0; ) uart.receive(Arrays.copyOf(buf, n));
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "console input: reading standard input failed, the guest gets no more input", e);
+            }
+        });
+    }
+}
