@@ -6,8 +6,9 @@ import java.util.Arrays;
 
 /**
  * Feeds a stream (jkvm run's standard input) to the UART as the guest's console input, on a daemon
- * thread so a VM that ends while the stream still blocks (a terminal) is not held up. The stream's
- * end or a read error ends the forwarding; the guest then simply gets no more input.
+ * thread so a VM that ends while the stream still blocks (a terminal) is not held up. Nothing is
+ * dropped: while the UART's receive buffer is full, reading the stream waits for the guest. The
+ * stream's end or a read error ends the forwarding; the guest then simply gets no more input.
  */
 public final class ConsoleInput {
     private static final System.Logger LOG = System.getLogger(ConsoleInput.class.getName());
@@ -19,7 +20,9 @@ public final class ConsoleInput {
         return Thread.ofPlatform().daemon().name("console-input").start(() -> {
             byte[] buf = new byte[512];
             try {
-                for (int n; (n = in.read(buf)) > 0; ) uart.receive(Arrays.copyOf(buf, n));
+                for (int n; (n = in.read(buf)) > 0; ) uart.receiveAll(Arrays.copyOf(buf, n));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.WARNING, "console input: reading standard input failed, the guest gets no more input", e);
             }

@@ -48,6 +48,22 @@ public final class Uart16550 implements MmioDevice {
         update();
     }
 
+    /**
+     * Queues all of {@code data} for the guest, waiting while the receive buffer is full, so a
+     * stream longer than the buffer (a script piped to jkvm) loses nothing to a guest that reads
+     * it slowly; a guest that never reads keeps the caller waiting.
+     */
+    public synchronized void receiveAll(byte[] data) throws InterruptedException {
+        for (byte b : data) {
+            while (rx.size() >= RX_LIMIT) {
+                update();
+                wait();
+            }
+            rx.add(b);
+        }
+        update();
+    }
+
     @Override
     public synchronized long read(int vcpu, long offset, int size) {
         int v = switch ((int) offset) {
@@ -93,7 +109,9 @@ public final class Uart16550 implements MmioDevice {
 
     private int readRbr() {
         Byte b = rx.poll();
-        return b == null ? 0 : b & 0xff;
+        if (b == null) return 0;
+        notifyAll(); // room for receiveAll
+        return b & 0xff;
     }
 
     private int readIir() {

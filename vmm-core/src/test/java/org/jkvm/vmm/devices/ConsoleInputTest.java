@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,6 +28,21 @@ class ConsoleInputTest {
         StringBuilder read = new StringBuilder();
         while ((uart.read(0, LSR, 1) & LSR_DR) != 0) read.append((char) uart.read(0, RBR, 1));
         assertEquals("root\njkvm\n", read.toString());
+    }
+
+    @Test
+    void aStreamLongerThanTheReceiveBufferArrivesWholeAsTheGuestReads() throws Exception {
+        var uart = new Uart16550(new ByteArrayOutputStream(), new Uart16550Test.RecordingIrq());
+        byte[] script = new byte[20_000];
+        for (int i = 0; i < script.length; i++) script[i] = (byte) ('a' + i % 26);
+        Thread t = ConsoleInput.forward(new ByteArrayInputStream(script), uart);
+        ByteArrayOutputStream read = new ByteArrayOutputStream();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (read.size() < script.length && System.nanoTime() < deadline) {
+            if ((uart.read(0, LSR, 1) & LSR_DR) != 0) read.write((int) uart.read(0, RBR, 1));
+        }
+        t.join(10_000);
+        assertArrayEquals(script, read.toByteArray());
     }
 
     @Test
