@@ -33,7 +33,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * as zeroes and the image's blocks go back to the host; they are offered only on a writable disk
  * whose file system punches holes (probed once, when the image is opened).
  * <p>
- * Requests run on a small pool of I/O threads ({@link #IO_THREADS}), several at a time, and go
+ * Reads and writes of up to {@link #INLINE_BYTES} run on the worker as it takes them; other
+ * requests run on a small pool of I/O threads ({@link #IO_THREADS}), several at a time, and go
  * back through the used ring in the order they finish: the worker takes every chain available
  * (at most a queue's worth in flight), and each finished request wakes it to return what is
  * done, so one pass, and one interrupt, covers every request finished meanwhile. A flush starts
@@ -55,6 +56,8 @@ public final class VirtioBlk implements VirtioDevice {
     static final int SEG_MAX = 254;
     /** Requests carried out at once: file calls that block overlap, and the guest's vCPUs get the rest of the host. */
     static final int IO_THREADS = 4;
+    /** Reads and writes up to this many bytes run on the worker, not on the pool. */
+    static final int INLINE_BYTES = 16 << 10;
     /** The most bytes one file call moves: a descriptor may be up to 4 GiB, a ByteBuffer at most 2 GiB. */
     private static final long CHUNK = 1 << 30;
     /** Bytes of the config space with the discard and write-zeroes limits (up to write_zeroes_may_unmap). */
@@ -74,6 +77,8 @@ public final class VirtioBlk implements VirtioDevice {
     private final AtomicInteger hostErrors = new AtomicInteger();
     /** Where requests run: the device's pool, or the caller's thread (tests, fuzzing). */
     private final Executor io;
+    /** Reads and writes up to this many bytes run on the worker ({@link #small}). */
+    private final int inlineBytes;
     /** Requests finished on the I/O threads, for the worker to return through the used ring. */
     private final Queue<Done> done = new ConcurrentLinkedQueue<>();
     /** Requests taken from the queue and not finished; the worker's (and reset's, under the transport's lock). */
@@ -91,12 +96,17 @@ public final class VirtioBlk implements VirtioDevice {
 
     /** The device carrying out requests on the caller's thread, one at a time. */
     VirtioBlk(String name, FileChannel file, long sectors, boolean readOnly, String serial, HolePuncher holes) {
-        this(name, file, sectors, readOnly, serial, holes, Runnable::run);
+        this(name, file, sectors, readOnly, serial, holes, Runnable::run, 0);
     }
 
-    /** The device carrying out requests on {@code io}; closing the device closes it if it is an {@link ExecutorService}. */
-    VirtioBlk(String name, FileChannel file, long sectors, boolean readOnly, String serial, HolePuncher holes, Executor io) {
+    /**
+     * The device carrying out reads and writes of up to {@code inlineBytes} on the worker, other
+     * requests on {@code io}; closing the device closes {@code io} if it is an {@link ExecutorService}.
+     */
+    VirtioBlk(String name, FileChannel file, long sectors, boolean readOnly, String serial, HolePuncher holes, Executor io,
+              int inlineBytes) {
         this.io = io;
+        this.inlineBytes = inlineBytes;
         this.name = name;
         this.file = file;
         this.sectors = sectors;
@@ -120,7 +130,8 @@ public final class VirtioBlk implements VirtioDevice {
                 if (holes == null) LOG.log(Level.INFO, name + ": " + disk.path() + "'s file system cannot punch holes: discard not offered");
             }
             return new VirtioBlk(name, f, size / Disk.SECTOR, disk.readOnly(), disk.serial(), holes,
-                    Executors.newFixedThreadPool(IO_THREADS, Thread.ofPlatform().name(name + "-io", 0).daemon().factory()));
+                    Executors.newFixedThreadPool(IO_THREADS, Thread.ofPlatform().name(name + "-io", 0).daemon().factory()),
+                    INLINE_BYTES);
         } catch (IOException | RuntimeException e) {
             f.close();
             if (holes != null) holes.close();
@@ -194,6 +205,10 @@ public final class VirtioBlk implements VirtioDevice {
     }
 
     private void start(int head, BlkRequest r) {
+        if (small(r)) {
+            done.add(new Done(head, execute(r)));
+            return;
+        }
         Runnable run = () -> {
             try {
                 done.add(new Done(head, execute(r)));
@@ -211,6 +226,15 @@ public final class VirtioBlk implements VirtioDevice {
         if (r.type() == BlkRequest.T_OUT || r.type() == BlkRequest.T_DISCARD || r.type() == BlkRequest.T_WRITE_ZEROES) {
             changes.add(f);
         }
+    }
+
+    /**
+     * A read or write of at most {@code inlineBytes}, carried out on the worker itself: handing
+     * it to an I/O thread and back costs two thread switches, more than the copy.
+     */
+    private boolean small(BlkRequest r) {
+        return (r.type() == BlkRequest.T_IN || r.type() == BlkRequest.T_OUT)
+                && Buffers.total(r.in()) + Buffers.total(r.out()) <= inlineBytes;
     }
 
     /** Waits for the requests in flight and forgets them: the driver has reset, their chains are no longer its. */

@@ -87,7 +87,7 @@ class BlkRequestFuzzTest {
         f.ram.memory.set(JAVA_SHORT_UNALIGNED, FuzzedQueue.USED - FakeRam.BASE + 2, (short) 0); // what the guest left there
         List<Runnable> tasks = new ArrayList<>();
         VirtioBlk blk = new VirtioBlk("virtio-blk-fuzz", FileChannel.open(IMAGE, StandardOpenOption.READ, StandardOpenOption.WRITE),
-                SECTORS, false, "fuzz", null, tasks::add);
+                SECTORS, false, "fuzz", null, tasks::add, 0);
         try (blk) {
             int returned = 0;
             for (int round = 0; round < 32; round++) {

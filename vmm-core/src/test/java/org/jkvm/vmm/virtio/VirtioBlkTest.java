@@ -287,8 +287,27 @@ class VirtioBlkTest {
 
     /** The device with requests left in {@code tasks}, to be run in any order the test likes. */
     private VirtioBlk deferred(List<Runnable> tasks) throws IOException {
+        return deferred(tasks, 0);
+    }
+
+    /** The same, reads and writes of up to {@code inlineBytes} carried out at once. */
+    private VirtioBlk deferred(List<Runnable> tasks, int inlineBytes) throws IOException {
         FileChannel f = FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        return new VirtioBlk("virtio-blk0", f, SECTORS, false, "jkvm-test-disk", null, tasks::add);
+        return new VirtioBlk("virtio-blk0", f, SECTORS, false, "jkvm-test-disk", null, tasks::add, inlineBytes);
+    }
+
+    @Test
+    void smallReadsAndWritesAreCarriedOutOnTheWorkerAndAFlushNever() throws Exception {
+        List<Runnable> tasks = new ArrayList<>();
+        try (VirtioBlk blk = deferred(tasks, 512)) {
+            chain(0, BlkRequest.T_IN, 3, DATA);
+            assertTrue(blk.serve(0, queue), "returned in the same pass");
+            assertEquals(4, ram.get(DATA + 0x100));
+            chain(3, BlkRequest.T_FLUSH, 0, DATA + 0x1000);
+            ram.descriptor(3, DATA + 0x1000, 16, DESC_F_NEXT, 5);
+            assertFalse(blk.serve(0, queue));
+            assertEquals(1, tasks.size(), "the flush went to the I/O threads");
+        }
     }
 
     @Test
