@@ -229,8 +229,8 @@ public final class VirtioBlk implements VirtioDevice {
     }
 
     /**
-     * A read or write of at most {@code inlineBytes}, carried out on the worker itself: handing
-     * it to an I/O thread and back costs two thread switches, more than the copy.
+     * A read or write of at most {@code inlineBytes}, carried out on the worker itself, without
+     * the two thread switches of a trip through an I/O thread.
      */
     private boolean small(BlkRequest r) {
         return (r.type() == BlkRequest.T_IN || r.type() == BlkRequest.T_OUT)
