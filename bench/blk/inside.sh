@@ -1,6 +1,6 @@
 #!/bin/sh
 # The part of bench/blk/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
-# /payload: jkvm.jar, Image, debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
+# /payload: jkvm.jar (and jkvm-base.jar with BLK_BASE_JAR), Image, debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
 # its own copy of the Debian image as /dev/vda (the root) and a sparse scratch disk with serial
 # "scratch" that fio reads and writes; every boot runs under ./stamp ("STAMP NAME ..." lines,
 # see bench/boot/stamp.c). Besides the boots to the first command, each round boots each VMM with
@@ -8,6 +8,8 @@
 # usage: sh inside.sh BOOTS SCRATCH_MB
 boots=${1:-3}
 scratch_mb=${2:-320}
+jkvm_args=
+jar=jkvm.jar
 marker=JKVM-GUEST-READY
 # The same kernel command line for both; QEMU's virt board has a PL011 (ttyAMA0), jkvm a 16550 (ttyS0).
 append="quiet panic=-1 root=/dev/vda rw rootfstype=ext4 init=/sbin/jkvm-init"
@@ -30,7 +32,7 @@ boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
   case $name in login-*) mark=$login_marker kill=-k ;; esac
   # QEMU's virt board gives the last virtio-mmio device the first slot: its root (/dev/vda) comes last.
   case $vmm in
-    jkvm) t $kill -l "set up in" "$name" "$mark" java -jar jkvm.jar run --kernel Image --cpus 2 --memory 512M \
+    jkvm) t $kill -l "set up in" "$name" "$mark" java -jar "$jar" run $jkvm_args --kernel Image --cpus 2 --memory 512M \
             --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch --cmdline "console=ttyS0 $append $*" ;;
     qemu) t $kill "$name" "$mark" $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
             -nographic -no-reboot -nic none -kernel Image \
@@ -53,6 +55,20 @@ while [ $r -le "$boots" ]; do
 done
 # fio inside the guest, once per VMM.
 echo "ROUND fio"
+jkvm_args="--stats-json fio-stats.json"
 boot jkvm fio-jkvm "jkvm.cmd=$(cat fio.cmd)"
+jkvm_args=
+# KVM's MMIO exits over that whole run (boot and the four jobs, both disks), summed over the vCPUs:
+# mmio_exit_kernel counts the queue notifications (ioeventfd), mmio_exit_user the transport's
+# registers (interrupt status and acknowledgement).
+[ -f fio-stats.json ] && echo "KVMSTATS fio-jkvm $(grep -o '"mmio_exit_[a-z]*" *: *[0-9]*' fio-stats.json | tr -d ' "' \
+  | awk -F: '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')"
 boot qemu fio-qemu "jkvm.cmd=$(cat fio.cmd)"
+# The jar BLK_BASE_JAR named (an earlier build, to compare with), on the same disks.
+if [ -f jkvm-base.jar ]; then
+  jar=jkvm-base.jar
+  # A fresh sparse scratch disk, as jkvm's was: writing into pages already allocated is faster.
+  rm -f jkvm-scratch.raw && dd if=/dev/zero of=jkvm-scratch.raw bs=1M count=0 seek="$scratch_mb" 2>/dev/null
+  boot jkvm fio-base "jkvm.cmd=$(cat fio.cmd)"
+fi
 echo "INFO done"

@@ -15,8 +15,10 @@ import org.jkvm.vmm.memory.GuestAddressException;
  * driver makes the queue ready. The guest is not trusted: every index read from its memory is
  * checked against the queue size, every buffer against guest memory, every chain against the
  * queue size (so a loop ends); anything else is a {@link VirtioException}. An indirect table
- * (where negotiated) is checked the same way against its own length, and may not nest. Used by
- * one device worker thread at a time.
+ * (where negotiated) is checked the same way against its own length, and may not nest. With
+ * VIRTIO_RING_F_EVENT_IDX (2.7.7, 2.7.10) notifications and interrupts are asked for by ring
+ * index (the used ring's avail_event, the available ring's used_event) instead of by the rings'
+ * flags. Used by one device worker thread at a time.
  */
 public final class VirtQueue {
     /** The descriptor continues in {@code next}. */
@@ -39,6 +41,7 @@ public final class VirtQueue {
     private final GuestRam ram;
     private final int size;
     private final boolean indirect;
+    private final boolean eventIdx;
     private final MemorySegment descriptors;
     private final MemorySegment avail;
     private final MemorySegment used;
@@ -46,12 +49,15 @@ public final class VirtQueue {
     private int nextUsed;
     /** The available index the device last read: chains made available after it are news. */
     private int seenAvail;
+    /** The used index when the device last decided on an interrupt (EVENT_IDX's "old"). */
+    private int signalledUsed;
 
-    private VirtQueue(GuestRam ram, int size, boolean indirect, MemorySegment descriptors, MemorySegment avail,
-                      MemorySegment used) {
+    private VirtQueue(GuestRam ram, int size, boolean indirect, boolean eventIdx, MemorySegment descriptors,
+                      MemorySegment avail, MemorySegment used) {
         this.ram = ram;
         this.size = size;
         this.indirect = indirect;
+        this.eventIdx = eventIdx;
         this.descriptors = descriptors;
         this.avail = avail;
         this.used = used;
@@ -61,10 +67,10 @@ public final class VirtQueue {
      * The queue the driver set up: {@code size} entries, the descriptor table at {@code desc}, the
      * available ring at {@code driver} and the used ring at {@code device}, each aligned as the
      * specification requires and wholly inside guest memory; {@code indirect}: whether the driver
-     * took VIRTIO_RING_F_INDIRECT_DESC.
+     * took VIRTIO_RING_F_INDIRECT_DESC, {@code eventIdx}: VIRTIO_RING_F_EVENT_IDX.
      */
-    public static VirtQueue open(GuestRam ram, int size, int maxSize, long desc, long driver, long device, boolean indirect)
-            throws VirtioException {
+    public static VirtQueue open(GuestRam ram, int size, int maxSize, long desc, long driver, long device, boolean indirect,
+                                 boolean eventIdx) throws VirtioException {
         if (size < 1 || size > maxSize) throw new VirtioException("queue size " + size + " is outside 1.." + maxSize);
         // A split queue's size is a power of 2 (virtio 1.2, 2.7): ring positions are indexes modulo
         // the size, which would disagree with the driver's once the 16-bit index wraps.
@@ -72,7 +78,8 @@ public final class VirtQueue {
         checkAligned("descriptor table", desc, 16);
         checkAligned("available ring", driver, 2);
         checkAligned("used ring", device, 4);
-        return new VirtQueue(ram, size, indirect,
+        // The rings' areas include used_event (after the available ring) and avail_event (after the used ring).
+        return new VirtQueue(ram, size, indirect, eventIdx,
                 area(ram, "descriptor table", desc, (long) DESC_BYTES * size),
                 area(ram, "available ring", driver, 6 + 2L * size),
                 area(ram, "used ring", device, 6 + 8L * size));
@@ -177,20 +184,27 @@ public final class VirtQueue {
 
     /**
      * Asks the driver not to notify the device (virtio 1.2, 2.7.10) while it serves the queue
-     * anyway: each notification is a trap into KVM. {@link #resumeNotifications} ends it.
+     * anyway: each notification is a trap into KVM. {@link #resumeNotifications} ends it. With
+     * EVENT_IDX there is nothing to write: avail_event stays where the last resume put it, which
+     * the driver passes with its first new chain, notifying once.
      */
     public void suppressNotifications() {
-        used.set(U16, 0, (short) USED_F_NO_NOTIFY);
+        if (!eventIdx) used.set(U16, 0, (short) USED_F_NO_NOTIFY);
     }
 
     /**
-     * Asks for notifications again; returns whether the driver made chains available since the
-     * device last looked, which it may have done without notifying: they are served now, or they
-     * would wait for the next notification. Each such change is reported once.
+     * Asks for notifications again (with EVENT_IDX: for the next chain the device has not taken);
+     * returns whether the driver made chains available since the device last looked, which it may
+     * have done without notifying: they are served now, or they would wait for the next
+     * notification. Each such change is reported once.
      */
     public boolean resumeNotifications() {
-        used.set(U16, 0, (short) 0);
-        VarHandle.fullFence(); // the flag is cleared before the index is read (the driver: index written, then flag read)
+        if (eventIdx) {
+            used.set(U16, 4 + 8L * size, (short) nextAvail);
+        } else {
+            used.set(U16, 0, (short) 0);
+        }
+        VarHandle.fullFence(); // the request is published before the index is read (the driver: index written, then request read)
         int availIdx = Short.toUnsignedInt(avail.get(U16, 2));
         boolean news = availIdx != seenAvail;
         seenAvail = availIdx;
@@ -198,17 +212,24 @@ public final class VirtQueue {
     }
 
     /**
-     * Whether the driver wants an interrupt for the chains returned so far: it sets
-     * VIRTQ_AVAIL_F_NO_INTERRUPT while it polls the used ring itself, and looks at the ring again
-     * when it clears the flag. Read after the used index is published ({@link #complete} fences).
+     * Whether the driver wants an interrupt for the chains returned since the last call: without
+     * EVENT_IDX, unless it set VIRTQ_AVAIL_F_NO_INTERRUPT (it polls the used ring itself, and looks
+     * at the ring again when it clears the flag); with EVENT_IDX, if the used index passed the
+     * driver's used_event since the last call (the standard vring_need_event rule, modulo 2^16: a
+     * guest's used_event only decides this answer). Read after the used index is published
+     * ({@link #complete} fences).
      */
     public boolean interruptWanted() {
-        return (avail.get(U16, 0) & AVAIL_F_NO_INTERRUPT) == 0;
+        if (!eventIdx) return (avail.get(U16, 0) & AVAIL_F_NO_INTERRUPT) == 0;
+        int usedEvent = Short.toUnsignedInt(avail.get(U16, 4 + 2L * size));
+        boolean wanted = ((nextUsed - usedEvent - 1) & 0xffff) < ((nextUsed - signalledUsed) & 0xffff);
+        signalledUsed = nextUsed;
+        return wanted;
     }
 
     /**
      * Returns the chain at {@code head} to the driver, saying the device wrote {@code written}
-     * bytes to its writable buffers.
+     * bytes to its writable buffers. Chains may be returned in any order.
      */
     public void complete(int head, int written) {
         long at = 4 + 8L * (nextUsed % size);

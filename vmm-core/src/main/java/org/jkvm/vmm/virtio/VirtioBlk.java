@@ -8,8 +8,16 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jkvm.kvm.HolePuncher;
 import org.jkvm.kvm.KvmException;
@@ -24,6 +32,14 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * Discard and write-zeroes punch holes in the image ({@link HolePuncher}), so the sectors read
  * as zeroes and the image's blocks go back to the host; they are offered only on a writable disk
  * whose file system punches holes (probed once, when the image is opened).
+ * <p>
+ * Reads and writes of up to {@link #INLINE_BYTES} run on the worker as it takes them; other
+ * requests run on a small pool of I/O threads ({@link #IO_THREADS}), several at a time, and go
+ * back through the used ring in the order they finish: the worker takes every chain available
+ * (at most a queue's worth in flight), and each finished request wakes it to return what is
+ * done, so one pass, and one interrupt, covers every request finished meanwhile. A flush starts
+ * once every write, discard and write-zeroes taken before it has finished, so it makes them
+ * durable too, not only those the guest already saw complete.
  */
 public final class VirtioBlk implements VirtioDevice {
     private static final System.Logger LOG = System.getLogger(VirtioBlk.class.getName());
@@ -33,8 +49,15 @@ public final class VirtioBlk implements VirtioDevice {
     static final byte S_OK = 0, S_IOERR = 1, S_UNSUPP = 2;
     /** Bytes of one discard or write-zeroes segment, and write-zeroes' unmap flag. */
     static final int SEGMENT = 16, SEGMENT_UNMAP = 1;
-    /** Data segments a request may have: a chain has to fit in the queue with its header and status. */
-    static final int SEG_MAX = 126;
+    /**
+     * Data segments a request may have: a chain has to fit in the queue (256 entries, the
+     * transport's default) with its header and status. Fewer would split the guest's larger requests.
+     */
+    static final int SEG_MAX = 254;
+    /** Requests carried out at once: file calls that block overlap, and the guest's vCPUs get the rest of the host. */
+    static final int IO_THREADS = 4;
+    /** Reads and writes up to this many bytes run on the worker, not on the pool. */
+    static final int INLINE_BYTES = 16 << 10;
     /** The most bytes one file call moves: a descriptor may be up to 4 GiB, a ByteBuffer at most 2 GiB. */
     private static final long CHUNK = 1 << 30;
     /** Bytes of the config space with the discard and write-zeroes limits (up to write_zeroes_may_unmap). */
@@ -51,9 +74,39 @@ public final class VirtioBlk implements VirtioDevice {
     private final byte[] id;
     /** Discard and write-zeroes go here; null when they are not offered. */
     private final HolePuncher holes;
-    private long hostErrors;
+    private final AtomicInteger hostErrors = new AtomicInteger();
+    /** Where requests run: the device's pool, or the caller's thread (tests, fuzzing). */
+    private final Executor io;
+    /** Reads and writes up to this many bytes run on the worker ({@link #small}). */
+    private final int inlineBytes;
+    /** Requests finished on the I/O threads, for the worker to return through the used ring. */
+    private final Queue<Done> done = new ConcurrentLinkedQueue<>();
+    /** Requests taken from the queue and not finished; the worker's (and reset's, under the transport's lock). */
+    private final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
+    /** The image-changing requests among them, which a later flush waits for. */
+    private final List<CompletableFuture<Void>> changes = new ArrayList<>();
+    /** Requests taken and not yet returned through the used ring. */
+    private int taken;
+    /** A request that failed with an unexpected exception, rethrown on the worker so the device needs a reset. */
+    private volatile RuntimeException failure;
+    private volatile Runnable wakeWorker = () -> { };
 
+    /** A finished request: its chain's head and the bytes written to the guest. */
+    private record Done(int head, int written) { }
+
+    /** The device carrying out requests on the caller's thread, one at a time. */
     VirtioBlk(String name, FileChannel file, long sectors, boolean readOnly, String serial, HolePuncher holes) {
+        this(name, file, sectors, readOnly, serial, holes, Runnable::run, 0);
+    }
+
+    /**
+     * The device carrying out reads and writes of up to {@code inlineBytes} on the worker, other
+     * requests on {@code io}; closing the device closes {@code io} if it is an {@link ExecutorService}.
+     */
+    VirtioBlk(String name, FileChannel file, long sectors, boolean readOnly, String serial, HolePuncher holes, Executor io,
+              int inlineBytes) {
+        this.io = io;
+        this.inlineBytes = inlineBytes;
         this.name = name;
         this.file = file;
         this.sectors = sectors;
@@ -76,7 +129,9 @@ public final class VirtioBlk implements VirtioDevice {
                 holes = HolePuncher.probe(disk.path(), size).orElse(null);
                 if (holes == null) LOG.log(Level.INFO, name + ": " + disk.path() + "'s file system cannot punch holes: discard not offered");
             }
-            return new VirtioBlk(name, f, size / Disk.SECTOR, disk.readOnly(), disk.serial(), holes);
+            return new VirtioBlk(name, f, size / Disk.SECTOR, disk.readOnly(), disk.serial(), holes,
+                    Executors.newFixedThreadPool(IO_THREADS, Thread.ofPlatform().name(name + "-io", 0).daemon().factory()),
+                    INLINE_BYTES);
         } catch (IOException | RuntimeException e) {
             f.close();
             if (holes != null) holes.close();
@@ -121,13 +176,76 @@ public final class VirtioBlk implements VirtioDevice {
     }
 
     @Override
+    public void attach(Runnable wakeWorker) {
+        this.wakeWorker = wakeWorker;
+    }
+
+    /**
+     * Returns the requests finished since the last pass, starts every chain available (while
+     * fewer than the queue's size are in flight) and returns those that finished meanwhile.
+     */
+    @Override
     public boolean serve(int index, VirtQueue queue) throws VirtioException {
+        RuntimeException failed = failure;
+        if (failed != null) throw failed;
+        boolean used = returnDone(queue);
+        for (DescriptorChain c; taken < queue.size() && (c = queue.next()) != null; taken++) {
+            start(c.head(), BlkRequest.parse(c));
+        }
+        return returnDone(queue) | used;
+    }
+
+    private boolean returnDone(VirtQueue queue) {
         boolean used = false;
-        for (DescriptorChain c = queue.next(); c != null; c = queue.next()) {
-            queue.complete(c.head(), execute(BlkRequest.parse(c)));
+        for (Done d; (d = done.poll()) != null; taken--) {
+            queue.complete(d.head(), d.written());
             used = true;
         }
         return used;
+    }
+
+    private void start(int head, BlkRequest r) {
+        if (small(r)) {
+            done.add(new Done(head, execute(r)));
+            return;
+        }
+        Runnable run = () -> {
+            try {
+                done.add(new Done(head, execute(r)));
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            wakeWorker.run();
+        };
+        inFlight.removeIf(CompletableFuture::isDone);
+        changes.removeIf(CompletableFuture::isDone);
+        CompletableFuture<Void> f = r.type() == BlkRequest.T_FLUSH
+                ? CompletableFuture.allOf(changes.toArray(CompletableFuture[]::new)).thenRunAsync(run, io)
+                : CompletableFuture.runAsync(run, io);
+        inFlight.add(f);
+        if (r.type() == BlkRequest.T_OUT || r.type() == BlkRequest.T_DISCARD || r.type() == BlkRequest.T_WRITE_ZEROES) {
+            changes.add(f);
+        }
+    }
+
+    /**
+     * A read or write of at most {@code inlineBytes}, carried out on the worker itself, without
+     * the two thread switches of a trip through an I/O thread.
+     */
+    private boolean small(BlkRequest r) {
+        return (r.type() == BlkRequest.T_IN || r.type() == BlkRequest.T_OUT)
+                && Buffers.total(r.in()) + Buffers.total(r.out()) <= inlineBytes;
+    }
+
+    /** Waits for the requests in flight and forgets them: the driver has reset, their chains are no longer its. */
+    @Override
+    public void reset() {
+        CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).join();
+        inFlight.clear();
+        changes.clear();
+        done.clear();
+        taken = 0;
+        failure = null;
     }
 
     /** Carries out {@code r}, sets its status byte, and returns the bytes written to the guest (a u32). */
@@ -158,7 +276,7 @@ public final class VirtioBlk implements VirtioDevice {
                 }
             }
         } catch (IOException | KvmException e) {
-            if (hostErrors++ < 10) LOG.log(Level.WARNING, name + ": host I/O error, reported to the guest", e);
+            if (hostErrors.getAndIncrement() < 10) LOG.log(Level.WARNING, name + ": host I/O error, reported to the guest", e);
             status = S_IOERR;
             written = 0;
         }
@@ -210,8 +328,10 @@ public final class VirtioBlk implements VirtioDevice {
         return S_OK;
     }
 
+    /** Waits for the requests in flight, then closes the image. */
     @Override
     public void close() {
+        if (io instanceof ExecutorService pool) pool.close();
         try {
             file.close();
         } catch (IOException e) {

@@ -28,6 +28,8 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
     public static final long F_VERSION_1 = 1L << 32;
     /** VIRTIO_RING_F_INDIRECT_DESC: chains may be tables in guest memory; the transport offers it for every device. */
     static final long F_INDIRECT_DESC = 1L << 28;
+    /** VIRTIO_RING_F_EVENT_IDX: notifications and interrupts asked for by ring index; offered for every device. */
+    static final long F_EVENT_IDX = 1L << 29;
 
     private static final int MAGIC_VALUE = 0x000, VERSION = 0x004, DEVICE_ID = 0x008, VENDOR_ID = 0x00c;
     private static final int DEVICE_FEATURES = 0x010, DEVICE_FEATURES_SEL = 0x014;
@@ -174,7 +176,7 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
                 if (v != 1) return;
                 try {
                     q.queue = VirtQueue.open(ram, q.num, device.queueMaxSize(), q.desc, q.driver, q.device,
-                            (driverFeatures & F_INDIRECT_DESC) != 0);
+                            (driverFeatures & F_INDIRECT_DESC) != 0, (driverFeatures & F_EVENT_IDX) != 0);
                 } catch (VirtioException e) {
                     needsReset("queue " + queueSel + ": " + e.getMessage());
                 }
@@ -200,7 +202,7 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
     }
 
     private long offered() {
-        return device.features() | F_INDIRECT_DESC;
+        return device.features() | F_INDIRECT_DESC | F_EVENT_IDX;
     }
 
     /** The driver took only features offered, and VIRTIO_F_VERSION_1 among them. */

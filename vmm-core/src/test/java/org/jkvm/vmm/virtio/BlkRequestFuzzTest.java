@@ -25,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("unit")
 @Tag("fuzz")
 class BlkRequestFuzzTest {
-    private static final int SECTORS = 8;
-    private static final Path IMAGE = image();
+    static final int SECTORS = 8;
+    static final Path IMAGE = image();
     private static final VirtioBlk BLK = open();
 
     private static Path image() {

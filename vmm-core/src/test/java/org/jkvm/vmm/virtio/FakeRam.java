@@ -89,6 +89,11 @@ final class FakeRam implements GuestRam {
     }
 
     VirtQueue queue(int size, boolean indirect) throws VirtioException {
-        return VirtQueue.open(this, size, 256, DESC, AVAIL, USED, indirect);
+        return VirtQueue.open(this, size, 256, DESC, AVAIL, USED, indirect, false);
+    }
+
+    /** A queue with VIRTIO_RING_F_EVENT_IDX negotiated. */
+    VirtQueue eventIdxQueue(int size) throws VirtioException {
+        return VirtQueue.open(this, size, 256, DESC, AVAIL, USED, false, true);
     }
 }

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A split queue whose guest memory a fuzzer wrote: the queue size (1 + the first byte's low 4
- * bits; its bit 7 negotiates indirect descriptors), then up to {@link #RAM} bytes copied to guest address {@link FakeRam#BASE}, where the descriptor
+ * bits; its bit 7 negotiates indirect descriptors, bit 6 EVENT_IDX), then up to {@link #RAM} bytes copied to guest address {@link FakeRam#BASE}, where the descriptor
  * table (+0), available ring (+0x100) and used ring (+0x200) lie; buffers may point anywhere.
  */
 final class FuzzedQueue {
@@ -27,7 +27,7 @@ final class FuzzedQueue {
         int size = 1 + (first & 15);
         byte[] memory = in.bytes(RAM);
         MemorySegment.copy(MemorySegment.ofArray(memory), 0, ram.memory, 0, memory.length);
-        queue = VirtQueue.open(ram, size, 256, DESC, AVAIL, USED, (first & 0x80) != 0);
+        queue = VirtQueue.open(ram, size, 256, DESC, AVAIL, USED, (first & 0x80) != 0, (first & 0x40) != 0);
     }
 
     /** The used ring's index. */

@@ -171,13 +171,13 @@ class VirtQueueTest {
 
     @Test
     void ringsOutsideGuestMemoryOrMisalignedOrABadSizeAreRefused() {
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC + 8, AVAIL, USED, false));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL + 1, USED, false));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL, USED + 2, false));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL, FakeRam.BASE + 0x10000 - 16, false));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 0, 256, DESC, AVAIL, USED, false));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 512, 256, DESC, AVAIL, USED, false));
-        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, 0, AVAIL, USED, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC + 8, AVAIL, USED, false, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL + 1, USED, false, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL, USED + 2, false, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, DESC, AVAIL, FakeRam.BASE + 0x10000 - 16, false, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 0, 256, DESC, AVAIL, USED, false, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, 512, 256, DESC, AVAIL, USED, false, false));
+        assertThrows(VirtioException.class, () -> VirtQueue.open(ram, SIZE, 256, 0, AVAIL, USED, false, false));
     }
 
     @Test
@@ -202,5 +202,62 @@ class VirtQueueTest {
         assertTrue(q.interruptWanted());
         ram.memory.set(ValueLayout.JAVA_BYTE, AVAIL - FakeRam.BASE, (byte) VirtQueue.AVAIL_F_NO_INTERRUPT);
         assertFalse(q.interruptWanted());
+    }
+
+    /** avail_event, after the used ring of a queue of {@link #SIZE}. */
+    private int availEvent() {
+        return Short.toUnsignedInt(ram.memory.get(ValueLayout.JAVA_SHORT_UNALIGNED, USED - FakeRam.BASE + 4 + 8L * SIZE));
+    }
+
+    private void usedEvent(int idx) {
+        ram.memory.set(ValueLayout.JAVA_SHORT_UNALIGNED, AVAIL - FakeRam.BASE + 4 + 2L * SIZE, (short) idx);
+    }
+
+    @Test
+    void withEventIdxTheDeviceAsksToBeNotifiedForTheNextChainItHasNotTakenAndLeavesTheFlagsAlone() throws VirtioException {
+        VirtQueue q = ram.eventIdxQueue(SIZE);
+        ram.descriptor(0, DATA, 16, 0, 0);
+        ram.offer(0, SIZE);
+        ram.offer(0, SIZE);
+        q.suppressNotifications();
+        assertEquals(0, ram.memory.get(ValueLayout.JAVA_BYTE, USED - FakeRam.BASE), "the driver ignores the flags with EVENT_IDX");
+        assertEquals(0, q.next().head());
+        assertFalse(q.resumeNotifications(), "next() saw both chains");
+        assertEquals(1, availEvent(), "notify when the chain at index 1 is made available: it is, so no notification comes");
+        assertEquals(0, q.next().head());
+        assertFalse(q.resumeNotifications());
+        assertEquals(2, availEvent());
+    }
+
+    @Test
+    void withEventIdxAnInterruptIsWantedOnlyOnceTheUsedIndexPassesUsedEvent() throws VirtioException {
+        VirtQueue q = ram.eventIdxQueue(SIZE);
+        ram.descriptor(0, DATA, 16, 0, 0);
+        for (int i = 0; i < 4; i++) ram.offer(0, SIZE);
+        usedEvent(1); // interrupt when the entry at used index 1 is written
+        q.complete(q.next().head(), 0);
+        assertFalse(q.interruptWanted(), "used index 1 does not pass used_event 1");
+        q.complete(q.next().head(), 0);
+        assertTrue(q.interruptWanted(), "used index 2 does");
+        q.complete(q.next().head(), 0);
+        assertFalse(q.interruptWanted(), "the driver has not asked again: used_event is still behind");
+        ram.memory.set(ValueLayout.JAVA_BYTE, AVAIL - FakeRam.BASE, (byte) VirtQueue.AVAIL_F_NO_INTERRUPT);
+        usedEvent(3);
+        q.complete(q.next().head(), 0);
+        assertTrue(q.interruptWanted(), "the flag is ignored with EVENT_IDX");
+    }
+
+    @Test
+    void withEventIdxAnyUsedEventAcrossTheSixteenBitWrapIsOnlyAnAnswer() throws VirtioException {
+        VirtQueue q = ram.eventIdxQueue(SIZE);
+        ram.descriptor(0, DATA, 16, 0, 0);
+        ram.offer(0, SIZE);
+        usedEvent(0xffff);
+        q.complete(q.next().head(), 0);
+        assertFalse(q.interruptWanted(), "used_event far ahead (modulo 2^16) asks for no interrupt yet");
+        ram.offer(0, SIZE);
+        usedEvent(1);
+        q.complete(q.next().head(), 0);
+        assertTrue(q.interruptWanted());
     }
 }

@@ -7,7 +7,10 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jkvm.vmm.config.Disk;
 import org.junit.jupiter.api.Assumptions;
@@ -86,8 +89,13 @@ class VirtioBlkTest {
         ram.offer(0, SIZE);
     }
 
-    private int serve(VirtioBlk blk) throws VirtioException {
-        assertTrue(blk.serve(0, queue));
+    /** Serves the queue until the request is returned (the device of {@link VirtioBlk#open} runs it on its pool); its status. */
+    private int serve(VirtioBlk blk) throws VirtioException, InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!blk.serve(0, queue)) {
+            assertTrue(System.nanoTime() < deadline, "the request was not returned in 10 s");
+            Thread.sleep(1);
+        }
         return ram.get(STATUS);
     }
 
@@ -261,6 +269,111 @@ class VirtioBlkTest {
             ram.offer(0, SIZE);
             assertTrue(assertThrows(VirtioException.class, () -> blk.serve(0, queue)).getMessage().contains("no status byte"));
             assertFalse(blk.serve(0, queue));
+        }
+    }
+
+    /** A request of {@code type} at {@code sector} in descriptors {@code first..first+2}, its header, 512-byte buffer and status from {@code at}. */
+    private void chain(int first, int type, long sector, long at) {
+        byte[] header = new byte[16];
+        header[0] = (byte) type;
+        header[8] = (byte) sector;
+        ram.put(at, header);
+        ram.put(at + 0x400, new byte[] {(byte) 0xff});
+        ram.descriptor(first, at, 16, DESC_F_NEXT, first + 1);
+        ram.descriptor(first + 1, at + 0x100, 512, DESC_F_NEXT | (type == BlkRequest.T_IN ? DESC_F_WRITE : 0), first + 2);
+        ram.descriptor(first + 2, at + 0x400, 1, DESC_F_WRITE, 0);
+        ram.offer(first, SIZE);
+    }
+
+    /** The device with requests left in {@code tasks}, to be run in any order the test likes. */
+    private VirtioBlk deferred(List<Runnable> tasks) throws IOException {
+        return deferred(tasks, 0);
+    }
+
+    /** The same, reads and writes of up to {@code inlineBytes} carried out at once. */
+    private VirtioBlk deferred(List<Runnable> tasks, int inlineBytes) throws IOException {
+        FileChannel f = FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        return new VirtioBlk("virtio-blk0", f, SECTORS, false, "jkvm-test-disk", null, tasks::add, inlineBytes);
+    }
+
+    @Test
+    void smallReadsAndWritesAreCarriedOutOnTheWorkerAndAFlushNever() throws Exception {
+        List<Runnable> tasks = new ArrayList<>();
+        try (VirtioBlk blk = deferred(tasks, 512)) {
+            chain(0, BlkRequest.T_IN, 3, DATA);
+            assertTrue(blk.serve(0, queue), "returned in the same pass");
+            assertEquals(4, ram.get(DATA + 0x100));
+            chain(3, BlkRequest.T_FLUSH, 0, DATA + 0x1000);
+            ram.descriptor(3, DATA + 0x1000, 16, DESC_F_NEXT, 5);
+            assertFalse(blk.serve(0, queue));
+            assertEquals(1, tasks.size(), "the flush went to the I/O threads");
+        }
+    }
+
+    @Test
+    void requestsInFlightGoBackThroughTheUsedRingInTheOrderTheyFinishEachWakingTheWorker() throws Exception {
+        List<Runnable> tasks = new ArrayList<>();
+        AtomicInteger wakes = new AtomicInteger();
+        try (VirtioBlk blk = deferred(tasks)) {
+            blk.attach(wakes::incrementAndGet);
+            chain(0, BlkRequest.T_IN, 0, DATA);
+            chain(3, BlkRequest.T_IN, 5, DATA + 0x1000);
+            assertFalse(blk.serve(0, queue), "nothing finished yet");
+            assertEquals(2, tasks.size(), "both started at once");
+            tasks.get(1).run();
+            assertEquals(1, wakes.get());
+            assertTrue(blk.serve(0, queue));
+            assertEquals(1, ram.usedIndex());
+            assertArrayEquals(new long[] {3, 513}, ram.usedEntry(0), "the second chain, finished first, is returned first");
+            assertEquals(6, ram.get(DATA + 0x1100));
+            tasks.get(0).run();
+            assertTrue(blk.serve(0, queue));
+            assertArrayEquals(new long[] {0, 513}, ram.usedEntry(1));
+            assertEquals(1, ram.get(DATA + 0x100));
+            assertFalse(blk.serve(0, queue));
+        }
+    }
+
+    @Test
+    void aFlushStartsOnlyOnceEveryWriteTakenBeforeItHasFinishedAndLaterRequestsDoNotWaitForIt() throws Exception {
+        List<Runnable> tasks = new ArrayList<>();
+        try (VirtioBlk blk = deferred(tasks)) {
+            chain(0, BlkRequest.T_OUT, 2, DATA);
+            ram.put(DATA + 0x100, new byte[] {42});
+            chain(3, BlkRequest.T_FLUSH, 0, DATA + 0x1000);
+            ram.descriptor(4, DATA + 0x1400, 1, DESC_F_WRITE, 0); // a flush has no data: header, then status
+            ram.descriptor(3, DATA + 0x1000, 16, DESC_F_NEXT, 4);
+            chain(6, BlkRequest.T_IN, 1, DATA + 0x2000);
+            assertFalse(blk.serve(0, queue));
+            assertEquals(2, tasks.size(), "the write and the read; the flush waits for the write");
+            tasks.get(1).run();
+            assertTrue(blk.serve(0, queue));
+            assertArrayEquals(new long[] {6, 513}, ram.usedEntry(0));
+            tasks.get(0).run();
+            assertEquals(3, tasks.size(), "the write finished: the flush started");
+            assertTrue(blk.serve(0, queue));
+            assertArrayEquals(new long[] {0, 1}, ram.usedEntry(1));
+            tasks.get(2).run();
+            assertTrue(blk.serve(0, queue));
+            assertArrayEquals(new long[] {3, 1}, ram.usedEntry(2));
+            assertEquals(VirtioBlk.S_OK, ram.get(DATA + 0x1400));
+            assertEquals(42, Files.readAllBytes(image)[2 * 512]);
+        }
+    }
+
+    @Test
+    void noMoreThanAQueueOfRequestsIsInFlightWhateverTheGuestMakesAvailable() throws Exception {
+        List<Runnable> tasks = new ArrayList<>();
+        try (VirtioBlk blk = deferred(tasks)) {
+            for (int i = 0; i < SIZE; i++) chain(0, BlkRequest.T_IN, 0, DATA);
+            assertFalse(blk.serve(0, queue));
+            assertEquals(SIZE, tasks.size());
+            ram.offer(0, SIZE); // a hostile driver: the chain is still in flight
+            assertFalse(blk.serve(0, queue));
+            assertEquals(SIZE, tasks.size(), "a full queue's worth in flight: nothing more is taken");
+            tasks.get(0).run();
+            assertTrue(blk.serve(0, queue));
+            assertEquals(SIZE + 1, tasks.size(), "one returned, one more taken");
         }
     }
 }

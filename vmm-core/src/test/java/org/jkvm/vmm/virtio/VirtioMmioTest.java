@@ -54,7 +54,14 @@ class VirtioMmioTest {
     }
 
     private void negotiate() {
+        negotiate(0);
+    }
+
+    /** Negotiates VIRTIO_F_VERSION_1 and {@code lowFeatures} (bits 0-31), and sets up queue 0 with 8 entries. */
+    private void negotiate(long lowFeatures) {
         write(STATUS, ACK_DRIVER);
+        write(0x24, 0);
+        write(0x20, lowFeatures);
         write(0x24, 1);
         write(0x20, 1); // VIRTIO_F_VERSION_1 is bit 0 of the high word
         write(STATUS, ACK_DRIVER | FEATURES_OK);
@@ -143,16 +150,21 @@ class VirtioMmioTest {
         assertEquals(0, read(INTERRUPT_STATUS));
     }
 
-    @Test
-    void aDriverPollingTheUsedRingIsNotInterrupted() throws InterruptedException {
-        negotiate();
-        ram.memory.set(ValueLayout.JAVA_BYTE, AVAIL - FakeRam.BASE, (byte) VirtQueue.AVAIL_F_NO_INTERRUPT);
+    /** Offers a 32-byte writable chain, notifies, and waits until the worker used it. */
+    private void offerAndWaitForUse() {
         ram.descriptor(0, DATA, 32, DESC_F_WRITE, 0);
         ram.offer(0, 8);
         write(0x50, 0);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (ram.usedIndex() == 0 && System.nanoTime() < deadline) Thread.onSpinWait();
         assertEquals(1, ram.usedIndex(), "the chain is used");
+    }
+
+    @Test
+    void aDriverPollingTheUsedRingIsNotInterrupted() throws InterruptedException {
+        negotiate();
+        ram.memory.set(ValueLayout.JAVA_BYTE, AVAIL - FakeRam.BASE, (byte) VirtQueue.AVAIL_F_NO_INTERRUPT);
+        offerAndWaitForUse();
         assertFalse(interrupts.tryAcquire(200, TimeUnit.MILLISECONDS), "but the driver asked for no interrupt");
         assertEquals(0, read(INTERRUPT_STATUS));
     }
@@ -209,5 +221,21 @@ class VirtioMmioTest {
         write(QUEUE_READY, 1);
         assertEquals(0, read(QUEUE_READY));
         assertEquals(64, read(STATUS) & 64);
+    }
+
+    @Test
+    void withEventIdxTheDriverIsInterruptedOnlyOnceTheUsedIndexPassesItsUsedEvent() throws InterruptedException {
+        write(0x14, 0);
+        assertEquals(VirtioMmio.F_EVENT_IDX, read(0x10) & VirtioMmio.F_EVENT_IDX, "offered");
+        negotiate(VirtioMmio.F_EVENT_IDX);
+        ram.memory.set(ValueLayout.JAVA_SHORT_UNALIGNED, AVAIL - FakeRam.BASE + 4 + 2 * 8, (short) 1); // used_event
+        offerAndWaitForUse();
+        assertFalse(interrupts.tryAcquire(200, TimeUnit.MILLISECONDS), "used index 1 does not pass used_event 1");
+        assertEquals(1, ram.memory.get(ValueLayout.JAVA_SHORT_UNALIGNED, USED - FakeRam.BASE + 4 + 8 * 8),
+                "avail_event: notify for the next chain");
+        ram.offer(0, 8);
+        write(0x50, 0);
+        assertTrue(interrupts.tryAcquire(5, TimeUnit.SECONDS), "used index 2 does");
+        assertEquals(2, ram.usedIndex());
     }
 }
