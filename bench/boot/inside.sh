@@ -57,6 +57,10 @@ case " $variants " in *" jkvm-aot "*)
   echo "INFO aot cache $(ls -l /tmp/jkvm.aot 2>&1 | awk '{ print $5 }') bytes" ;;
 esac
 case " $variants " in *" jkvm "*) marks marks ;; esac
+case " $variants " in *" jkvm-base "*)   # the same marks from the other build, for before/after in one host boot
+  [ ! -f jkvm-base.jar ] || t -l "set up in" marks-base $marker java -jar jkvm-base.jar --log-level debug run $guest \
+    --cmdline "console=ttyS0 $append" ;;
+esac
 case " $variants " in *" jkvm-aot "*) marks marks-aot -XX:AOTCache=/tmp/jkvm.aot ;; esac
 
 # Alternating rounds: every variant once per round, the order rotated each round.
