@@ -2,8 +2,8 @@
 # The part of bench/boot/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
 # /payload: jkvm.jar, Image, initramfs.cpio.gz, stamp, qemu-inside.sh). Every measured process runs under
 # ./stamp, which prints one "STAMP NAME ..." line per process (see stamp.c).
-# usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1 jkvm-base;
-#        jkvm-base runs jkvm-base.jar, another build to compare with, the same way as jkvm)
+# usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1 jkvm-base jkvm-base-aot;
+#        jkvm-base runs jkvm-base.jar, another build to compare with, the same way as jkvm; jkvm-base-aot with its own AOT cache)
 runs=${1:-5}
 variants=${2:-qemu jkvm jkvm-cds jkvm-aot}
 marker=JKVM-GUEST-READY
@@ -34,6 +34,9 @@ run_variant() {   # run_variant NAME
                 -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
     jkvm-base) [ -f jkvm-base.jar ] || return 0
                t -l "set up in" jkvm-base $marker java -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-base-aot) [ -f jkvm-base.jar ] || return 0
+               t -l "set up in" jkvm-base-aot $marker java -XX:AOTMode=on -XX:AOTCache=/tmp/jkvm-base.aot \
+                 -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
   esac
 }
 
@@ -56,12 +59,20 @@ case " $variants " in *" jkvm-aot "*)
     -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append"
   echo "INFO aot cache $(ls -l /tmp/jkvm.aot 2>&1 | awk '{ print $5 }') bytes" ;;
 esac
+case " $variants " in *" jkvm-base-aot "*)
+  [ ! -f jkvm-base.jar ] || t -l "set up in" train-base-aot $marker java -XX:AOTCacheOutput=/tmp/jkvm-base.aot \
+    -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
+esac
 case " $variants " in *" jkvm "*) marks marks ;; esac
 case " $variants " in *" jkvm-base "*)   # the same marks from the other build, for before/after in one host boot
   [ ! -f jkvm-base.jar ] || t -l "set up in" marks-base $marker java -jar jkvm-base.jar --log-level debug run $guest \
     --cmdline "console=ttyS0 $append" ;;
 esac
 case " $variants " in *" jkvm-aot "*) marks marks-aot -XX:AOTCache=/tmp/jkvm.aot ;; esac
+case " $variants " in *" jkvm-base-aot "*)
+  [ ! -f jkvm-base.jar ] || t -l "set up in" marks-base-aot $marker java -XX:AOTCache=/tmp/jkvm-base.aot -jar jkvm-base.jar \
+    --log-level debug run $guest --cmdline "console=ttyS0 $append" ;;
+esac
 
 # Alternating rounds: every variant once per round, the order rotated each round.
 set -- $variants
