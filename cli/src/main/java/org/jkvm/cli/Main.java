@@ -20,9 +20,9 @@ public final class Main {
     private static final Subcommand RUN = new Subcommand("run", RunCommand::spec);
 
     /**
-     * The subcommands in the order help lists them. picocli builds a command's model by reflection
-     * over its annotations, which costs seconds in the emulated arm64 host: a command line that
-     * names one builds that one only.
+     * The subcommands in the order help lists them. picocli builds the models of the annotated ones
+     * (all but run) by reflection over their annotations, which costs seconds in the emulated arm64
+     * host: a command line that names one builds that one only.
      */
     private static final List<Subcommand> SUBCOMMANDS = List.of(
             RUN,
