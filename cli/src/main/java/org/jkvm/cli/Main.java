@@ -1,7 +1,6 @@
 package org.jkvm.cli;
 
 import java.util.List;
-import java.util.function.Supplier;
 
 import org.jkvm.cli.experiment.ExperimentCommand;
 import org.jkvm.kvm.WarmUp;
@@ -14,10 +13,15 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** The {@code jkvm} command; its picocli model is built in {@link #spec} ({@link OptionBinding} says why). */
 public final class Main {
-    private record Subcommand(String name, Supplier<Object> model) {}
+    /** A subcommand; {@code type} null for run, whose model {@link RunCommand#spec} builds. */
+    private record Subcommand(String name, Class<?> type) {
+        Object model() {
+            return type == null ? RunCommand.spec() : type;
+        }
+    }
 
     /** The subcommand that boots a guest: its command lines warm the KVM side up at once ({@link WarmUp}). */
-    private static final Subcommand RUN = new Subcommand("run", RunCommand::spec);
+    private static final Subcommand RUN = new Subcommand("run", null);
 
     /**
      * The subcommands in the order help lists them. picocli builds the models of the annotated ones
@@ -26,9 +30,9 @@ public final class Main {
      */
     private static final List<Subcommand> SUBCOMMANDS = List.of(
             RUN,
-            new Subcommand("caps", () -> CapsCommand.class),
-            new Subcommand("experiment", () -> ExperimentCommand.class),
-            new Subcommand("help", () -> CommandLine.HelpCommand.class));
+            new Subcommand("caps", CapsCommand.class),
+            new Subcommand("experiment", ExperimentCommand.class),
+            new Subcommand("help", CommandLine.HelpCommand.class));
 
     /** When main began: logged once --log-level has said whether start-up marks are wanted. */
     private static final long MAIN_ENTERED = System.currentTimeMillis();
@@ -72,7 +76,7 @@ public final class Main {
         CommandLine cl = new CommandLine(spec());
         Subcommand named = named(args);
         for (Subcommand s : SUBCOMMANDS) {
-            if (named == null || named.name().equals("help") || named == s) cl.addSubcommand(s.name(), s.model().get());
+            if (named == null || named.name().equals("help") || named == s) cl.addSubcommand(s.name(), s.model());
         }
         cl.setExecutionExceptionHandler(new ErrorHandler());
         cl.setParameterExceptionHandler(new BadValueHandler(cl.getParameterExceptionHandler()));
