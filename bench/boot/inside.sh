@@ -3,10 +3,10 @@
 # /payload: jkvm.jar, Image, initramfs.cpio.gz, stamp, qemu-inside.sh). Every measured process runs under
 # ./stamp, which prints one "STAMP NAME ..." line per process (see stamp.c).
 # usage: sh inside.sh RUNS "VARIANTS"   (variants: qemu jkvm jkvm-cds jkvm-aot jkvm-serial jkvm-c1 jkvm-base
-#        jkvm-rt jkvm-rt-aot jkvm-aotc; jkvm-base runs jkvm-base.jar, another build to compare with,
-#        the same way as jkvm; jkvm-rt* run on the jlink runtime (arm64-host/assemble-runtime, a
-#        disk holding a file jkvm-runtime); jkvm-aotc maps carried.aot, a cache made in an earlier
-#        boot of the host by arm64-host/aot-cache)
+#        jkvm-base-aot jkvm-rt jkvm-rt-aot jkvm-aotc; jkvm-base runs jkvm-base.jar, another build to
+#        compare with, the same way as jkvm, jkvm-base-aot with its own AOT cache; jkvm-rt* run on the
+#        jlink runtime (arm64-host/assemble-runtime, a disk holding a file jkvm-runtime); jkvm-aotc
+#        maps carried.aot, a cache made in an earlier boot of the host by arm64-host/aot-cache)
 runs=${1:-5}
 variants=${2:-qemu jkvm jkvm-cds jkvm-aot}
 marker=JKVM-GUEST-READY
@@ -55,6 +55,9 @@ run_variant() {   # run_variant NAME
                  -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
     jkvm-base) [ -f jkvm-base.jar ] || return 0
                t -l "set up in" jkvm-base $marker java -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-base-aot) [ -f jkvm-base.jar ] || return 0
+               t -l "set up in" jkvm-base-aot $marker java -XX:AOTMode=on -XX:AOTCache=/tmp/jkvm-base.aot \
+                 -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
   esac
 }
 
@@ -82,8 +85,20 @@ case " $variants " in *" jkvm-rt-aot "*) [ -z "$rt" ] || {
     -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append"
   echo "INFO rt aot cache $(ls -l /tmp/jkvm-rt.aot 2>&1 | awk '{ print $5 }') bytes"; } ;;
 esac
+case " $variants " in *" jkvm-base-aot "*)
+  [ ! -f jkvm-base.jar ] || t -l "set up in" train-base-aot $marker java -XX:AOTCacheOutput=/tmp/jkvm-base.aot \
+    -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
+esac
 case " $variants " in *" jkvm "*) marks marks ;; esac
+case " $variants " in *" jkvm-base "*)   # the same marks from the other build, for before/after in one host boot
+  [ ! -f jkvm-base.jar ] || t -l "set up in" marks-base $marker java -jar jkvm-base.jar --log-level debug run $guest \
+    --cmdline "console=ttyS0 $append" ;;
+esac
 case " $variants " in *" jkvm-aot "*) marks marks-aot -XX:AOTCache=/tmp/jkvm.aot ;; esac
+case " $variants " in *" jkvm-base-aot "*)
+  [ ! -f jkvm-base.jar ] || t -l "set up in" marks-base-aot $marker java -XX:AOTCache=/tmp/jkvm-base.aot -jar jkvm-base.jar \
+    --log-level debug run $guest --cmdline "console=ttyS0 $append" ;;
+esac
 
 # Alternating rounds: every variant once per round, the order rotated each round.
 set -- $variants

@@ -3,47 +3,61 @@ package org.jkvm.cli;
 import java.util.List;
 
 import org.jkvm.cli.experiment.ExperimentCommand;
+import org.jkvm.kvm.WarmUp;
 import org.jkvm.vmm.StartupMarks;
 
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.ExecutionException;
 import picocli.CommandLine.IExecutionStrategy;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
-/** The {@code jkvm} command. */
-@Command(name = "jkvm",
-        mixinStandardHelpOptions = true,
-        versionProvider = Version.class,
-        description = "A KVM virtual machine monitor for arm64 PV-lock and vCPU-overcommit research.",
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:success",
-            "1:failure while running",
-            "2:bad usage, or the host cannot do it (no /dev/kvm, no permission, wrong architecture)"})
+/** The {@code jkvm} command; its picocli model is built in {@link #spec} ({@link OptionBinding} says why). */
 public final class Main {
+    /** A subcommand; {@code type} null for run, whose model {@link RunCommand#spec} builds. */
+    private record Subcommand(String name, Class<?> type) {
+        Object model() {
+            return type == null ? RunCommand.spec() : type;
+        }
+    }
+
+    /** The subcommand that boots a guest: its command lines warm the KVM side up at once ({@link WarmUp}). */
+    private static final Subcommand RUN = new Subcommand("run", null);
+
     /**
-     * The subcommands in the order help lists them. picocli builds a command's model by reflection
-     * over its annotations, which costs seconds in the emulated arm64 host: a command line that
-     * names one builds that one only.
+     * The subcommands in the order help lists them. picocli builds the models of the annotated ones
+     * (all but run) by reflection over their annotations, which costs seconds in the emulated arm64
+     * host: a command line that names one builds that one only.
      */
     private static final List<Subcommand> SUBCOMMANDS = List.of(
-            new Subcommand("run", RunCommand.class),
+            RUN,
             new Subcommand("caps", CapsCommand.class),
             new Subcommand("experiment", ExperimentCommand.class),
             new Subcommand("help", CommandLine.HelpCommand.class));
-
-    private record Subcommand(String name, Class<?> type) {}
 
     /** When main began: logged once --log-level has said whether start-up marks are wanted. */
     private static final long MAIN_ENTERED = System.currentTimeMillis();
 
     private Main() {}
 
-    @Option(names = "--log-level", paramLabel = "LEVEL", converter = LogLevel.Name.class,
-            description = "What jkvm logs on stderr: OFF, ERROR, WARNING, INFO (default), DEBUG (start-up"
-                    + " timing, stack traces), TRACE.")
-    private void logLevel(System.Logger.Level level) {
+    /** The model of {@code jkvm} itself, without subcommands. */
+    private static CommandSpec spec() {
+        CommandSpec spec = CommandSpec.wrapWithoutInspection(new Main()).name("jkvm").versionProvider(new Version());
+        spec.usageMessage()
+                .description("A KVM virtual machine monitor for arm64 PV-lock and vCPU-overcommit research.")
+                .exitCodeListHeading("%nExit codes:%n")
+                .exitCodeList(HelpOptions.exitCodes(
+                        "0:success",
+                        "1:failure while running",
+                        "2:bad usage, or the host cannot do it (no /dev/kvm, no permission, wrong architecture)"));
+        spec.addOption(OptionBinding.action("--log-level", "LEVEL", System.Logger.Level.class, Main::logLevel)
+                .converters(new LogLevel.Name())
+                .description("What jkvm logs on stderr: OFF, ERROR, WARNING, INFO (default), DEBUG (start-up"
+                        + " timing, stack traces), TRACE.").build());
+        HelpOptions.addTo(spec);
+        return spec;
+    }
+
+    private static void logLevel(System.Logger.Level level) {
         LogLevel.apply(level);
         StartupMarks.mark("JVM started, main entered", MAIN_ENTERED);
     }
@@ -59,10 +73,10 @@ public final class Main {
      * {@code help}.
      */
     static CommandLine commandLine(List<String> args) {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = new CommandLine(spec());
         Subcommand named = named(args);
         for (Subcommand s : SUBCOMMANDS) {
-            if (named == null || named.name().equals("help") || named == s) cl.addSubcommand(s.name(), s.type());
+            if (named == null || named.name().equals("help") || named == s) cl.addSubcommand(s.name(), s.model());
         }
         cl.setExecutionExceptionHandler(new ErrorHandler());
         cl.setParameterExceptionHandler(new BadValueHandler(cl.getParameterExceptionHandler()));
@@ -80,6 +94,8 @@ public final class Main {
 
     /** Entry point: runs the command and exits with its code; a failed write to stdout is a failure. */
     public static void main(String[] args) {
+        // run's KVM-side start-up work, overlapped with building the command line and parsing it
+        if (named(List.of(args)) == RUN) WarmUp.start();
         CommandLine cl = commandLine(List.of(args));
         cl.setOut(StdoutWriter.create());
         IExecutionStrategy strategy = cl.getExecutionStrategy();

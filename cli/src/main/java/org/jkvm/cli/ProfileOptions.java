@@ -17,28 +17,31 @@ import org.jkvm.vmm.profile.ProfileFiles;
 import org.jkvm.vmm.profile.ProfileReport;
 import org.jkvm.vmm.profile.SymbolTable;
 
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code jkvm run}'s guest-profiler options (a picocli mixin): whether to sample, against which
+ * {@code jkvm run}'s guest-profiler options (options added to its picocli model): whether to sample, against which
  * symbols, and where its files go; and what the run prints and writes for them.
  */
 final class ProfileOptions {
-    @Option(names = "--profile", paramLabel = "HZ", arity = "0..1", fallbackValue = "99",
-            converter = Converters.WholeNumber.class,
-            description = "Sample where each vCPU is, HZ times per second of its thread's CPU time (default 99 when"
-                    + " given without HZ; off unless given), and report the top guest symbols.")
     private Integer hz;
-
-    @Option(names = "--symbols", paramLabel = "FILE",
-            description = "The guest's symbols for --profile: a kernel's System.map, a /proc/kallsyms dump or nm output.")
     private Path symbols;
-
-    @Option(names = "--profile-out", paramLabel = "DIR",
-            description = "Write --profile's results into DIR (made if missing): " + ProfileFiles.FOLDED + " (folded stacks,"
-                    + " vcpuN;caller;...;symbol count, for flame-graph tools), " + ProfileFiles.CATEGORIES
-                    + " (the categories per vCPU and in total) and " + ProfileFiles.FLAME_GRAPH + ".")
     private Path out;
+
+    /** Adds its options to {@code spec}, bound to this. */
+    void addTo(CommandSpec spec) {
+        spec.addOption(OptionBinding.option("--profile", "HZ", Integer.class, () -> hz, v -> hz = v)
+                .arity("0..1").fallbackValue("99").converters(new Converters.WholeNumber())
+                .description("Sample where each vCPU is, HZ times per second of its thread's CPU time (default 99 when"
+                        + " given without HZ; off unless given), and report the top guest symbols.").build());
+        spec.addOption(OptionBinding.option("--symbols", "FILE", Path.class, () -> symbols, v -> symbols = v)
+                .description("The guest's symbols for --profile: a kernel's System.map, a /proc/kallsyms dump or nm output.")
+                .build());
+        spec.addOption(OptionBinding.option("--profile-out", "DIR", Path.class, () -> out, v -> out = v)
+                .description("Write --profile's results into DIR (made if missing): " + ProfileFiles.FOLDED + " (folded stacks,"
+                        + " vcpuN;caller;...;symbol count, for flame-graph tools), " + ProfileFiles.CATEGORIES
+                        + " (the categories per vCPU and in total) and " + ProfileFiles.FLAME_GRAPH + ".").build());
+    }
 
     /** Whether --profile was given. */
     boolean enabled() {

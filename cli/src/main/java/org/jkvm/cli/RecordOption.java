@@ -6,19 +6,23 @@ import java.util.Map;
 
 import org.jkvm.vmm.jfr.FlightRecording;
 
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code jkvm run --record FILE} (a picocli mixin): a JFR recording of the run, with jkvm's own
+ * {@code jkvm run --record FILE} (an option added to its picocli model): a JFR recording of the run, with jkvm's own
  * events, written to FILE when the guest has ended; the file is claimed before the guest
  * starts, like every file the run writes.
  */
 final class RecordOption {
-    @Option(names = "--record", paramLabel = "FILE",
-            description = "Write a JFR recording of the run (the JDK's default settings and jkvm's org.jkvm.* events:"
-                    + " exits per vCPU and kind, PV-lock counts, guest-profile samples) to FILE; `jfr` and JDK Mission"
-                    + " Control read it.")
     private Path file;
+
+    /** Adds --record to {@code spec}, bound to this. */
+    void addTo(CommandSpec spec) {
+        spec.addOption(OptionBinding.option("--record", "FILE", Path.class, () -> file, v -> file = v)
+                .description("Write a JFR recording of the run (the JDK's default settings and jkvm's org.jkvm.* events:"
+                        + " exits per vCPU and kind, PV-lock counts, guest-profile samples) to FILE; `jfr` and JDK Mission"
+                        + " Control read it.").build());
+    }
 
     /** Adds --record, if given, to what the run writes. */
     void addOutputs(Map<Path, String> outputs) {

@@ -42,123 +42,131 @@ import org.jkvm.vmm.launch.VmExtension;
 import org.jkvm.vmm.profile.SymbolTable;
 import org.jkvm.vmm.virtio.VirtioConsole;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.OptionSpec;
 import sun.misc.Signal;
 
-/** {@code jkvm run}: boots an arm64 Linux guest and streams its console. */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, defaultValueProvider = RunConfigFile.class,
-        description = {"Boots an arm64 Linux guest on this arm64 host's KVM; the guest's serial console is"
-                + " printed on stdout and reads stdin, jkvm's own report goes to stderr."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:the guest powered off",
-            "1:jkvm failed (a KVM call, an exit it cannot handle)",
-            "2:bad input, or a host that cannot run it (not arm64, no KVM)",
-            "3:the guest panicked",
-            "4:the guest reset itself",
-            "5:the guest ran past --timeout",
-            "130:stopped by SIGINT (143: SIGTERM)"})
+/**
+ * {@code jkvm run}: boots an arm64 Linux guest and streams its console. Its picocli model is built
+ * in {@link #spec} rather than from annotations ({@link OptionBinding} says why).
+ */
 final class RunCommand implements Callable<Integer> {
     static final int PANIC = 3;
     static final int RESET = 4;
     static final int TIMEOUT = 5;
 
-    @Spec
     private CommandSpec spec;
-
-    @Option(names = RunConfigFile.OPTION, paramLabel = "FILE",
-            description = "Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout,"
-                    + " disk, disk.2, disk.3, ... (images in that order), rng, net); options given on the command line win.")
     private Path configFile;
-
-    @Option(names = "--kernel", paramLabel = "FILE", description = "The guest kernel: an arm64 Image, plain or gzip-compressed.")
     private Path kernel;
-
-    @Option(names = "--initrd", paramLabel = "FILE", description = "An initramfs.")
     private Path initrd;
-
-    @Option(names = "--cmdline", paramLabel = "TEXT", defaultValue = "console=ttyS0",
-            description = "The kernel command line (default: console=ttyS0).")
     private String cmdline;
-
-    @Option(names = "--cpus", paramLabel = "N", defaultValue = "1", converter = Converters.WholeNumber.class,
-            description = "vCPUs (default: 1).")
     private int cpus;
-
-    @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "512M", converter = Converters.Size.class,
-            description = "Guest RAM, e.g. 512M or 2G (default: 512M).")
     private long memory;
-
-    @Option(names = "--pin", paramLabel = "CPUSET", converter = Converters.Cpus.class,
-            description = "Host CPUs the vCPU threads may run on, e.g. 0 or 0-3.")
     private BitSet pin;
-
-    @Option(names = "--pv", paramLabel = "NAME=on|off", converter = Converters.Pv.class,
-            description = "Paravirtual features (steal-time), e.g. steal-time=off.")
     private PvOptions pv = PvOptions.DEFAULT;
-
-    @Option(names = "--pmu", description = "Give the guest a PMUv3 where the host offers one (default: none; KVM"
-            + " backs its counters with host perf events, which oopsed a 6.12 host).")
     private boolean pmu;
-
-    @Option(names = "--pvlock", paramLabel = "MODE", defaultValue = "auto", converter = Converters.PvLock.class,
-            description = "PV-lock preempted flags: auto, kernel (host kernel with the series), userspace (jkvm"
-                    + " writes them), off (default: ${DEFAULT-VALUE}).")
     private PvLockMode pvlock;
-
-    @Option(names = "--pvlock-sample", paramLabel = "HZ", arity = "0..1", defaultValue = "" + PvLockDevice.DEFAULT_SAMPLE_HZ,
-            fallbackValue = "" + PvLockDevice.MAX_SAMPLE_HZ, converter = Converters.WholeNumber.class,
-            description = "Kernel PV-lock mode: read the host kernel's preempted flags HZ times a second from jkvm,"
-                    + " for the report (default ${DEFAULT-VALUE}; ${FALLBACK-VALUE} when given without HZ; 0: never).")
     private int pvlockSample;
-
-    // The split serves the --config file's disk.N lines; hideParamSyntax keeps it out of the help.
-    @Option(names = "--disk", paramLabel = "PATH[,ro][,serial=S]", converter = Converters.DiskImage.class,
-            split = RunConfigFile.DISK_SEPARATOR, hideParamSyntax = true,
-            description = "A raw disk image (a whole number of 512-byte sectors) the guest gets as a virtio-blk"
-                    + " device: /dev/vda, /dev/vdb, ... in the order given; ro: read-only; serial: its id. Repeatable.")
     private List<Disk> disks = new ArrayList<>();
-
-    @Option(names = "--rng", description = "Give the guest a virtio-rng device, fed from the host's /dev/urandom.")
     private boolean rng;
-
-    @Option(names = "--net", paramLabel = "tap=NAME[,mac=M]", converter = Converters.NetCard.class,
-            description = "Give the guest a virtio-net card on the host's tap NAME (attached if it exists, created"
-                    + " otherwise: that needs CAP_NET_ADMIN, and the tap lives as long as jkvm); mac: its address"
-                    + " (default: 52:54:00 and three bytes from NAME).")
     private Net net;
-
-    @Option(names = "--virtio-console", description = "Give the guest a virtio-console: hvc0 (console=hvc0) prints where"
-            + " the serial console does, and the port " + VirtioConsole.RESULTS_PORT + " (see --results-port).")
     private boolean virtioConsole;
-
-    @Option(names = "--results-port", paramLabel = "FILE", description = "Give the guest a virtio-console (as --virtio-console)"
-            + " and write what it writes to the port " + VirtioConsole.RESULTS_PORT + " (/dev/vportNp1, N its virtio index)"
-            + " to FILE when the run ends.")
     private Path resultsPort;
-
-    @Option(names = "--vsock", paramLabel = "PATH[,cid=N]", converter = Converters.VsockSocket.class,
-            description = "Give the guest a virtio-vsock device (context id N, default 3): a host program connects to the"
-                    + " Unix socket PATH and writes 'CONNECT <port>\\n' to reach the guest's port; the guest's connections"
-                    + " to CID 2 port P reach the Unix socket PATH_P.")
     private Vsock vsock;
-
-    @Option(names = "--timeout", paramLabel = "SECONDS", converter = Converters.WholeNumber.class,
-            description = "Stop the guest after this long (exit code 5).")
     private Integer timeout;
-
-    @Option(names = "--stats-json", paramLabel = "FILE", description = "Write the run's statistics as JSON.")
     private Path statsJson;
+    private final ProfileOptions profile = new ProfileOptions();
+    private final RecordOption record = new RecordOption();
 
-    @Mixin
-    private ProfileOptions profile = new ProfileOptions();
+    private RunCommand() {}
 
-    @Mixin
-    private RecordOption record = new RecordOption();
+    /** The model of {@code jkvm run}, its options bound to a new RunCommand, in the order help lists them. */
+    static CommandSpec spec() {
+        RunCommand c = new RunCommand();
+        c.spec = CommandSpec.wrapWithoutInspection(c).defaultValueProvider(new RunConfigFile());
+        c.spec.usageMessage().sortOptions(false)
+                .description("Boots an arm64 Linux guest on this arm64 host's KVM; the guest's serial console is"
+                        + " printed on stdout and reads stdin, jkvm's own report goes to stderr.")
+                .exitCodeListHeading("%nExit codes:%n")
+                .exitCodeList(HelpOptions.exitCodes(
+                        "0:the guest powered off",
+                        "1:jkvm failed (a KVM call, an exit it cannot handle)",
+                        "2:bad input, or a host that cannot run it (not arm64, no KVM)",
+                        "3:the guest panicked",
+                        "4:the guest reset itself",
+                        "5:the guest ran past --timeout",
+                        "130:stopped by SIGINT (143: SIGTERM)"));
+        c.addOptions();
+        c.profile.addTo(c.spec);
+        c.record.addTo(c.spec);
+        HelpOptions.addTo(c.spec);
+        return c.spec;
+    }
+
+    private void addOptions() {
+        add(OptionBinding.option(RunConfigFile.OPTION, "FILE", Path.class, () -> configFile, v -> configFile = v)
+                .description("Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout,"
+                        + " disk, disk.2, disk.3, ... (images in that order), rng, net); options given on the command line win."));
+        add(OptionBinding.option("--kernel", "FILE", Path.class, () -> kernel, v -> kernel = v)
+                .description("The guest kernel: an arm64 Image, plain or gzip-compressed."));
+        add(OptionBinding.option("--initrd", "FILE", Path.class, () -> initrd, v -> initrd = v)
+                .description("An initramfs."));
+        add(OptionBinding.option("--cmdline", "TEXT", String.class, () -> cmdline, v -> cmdline = v)
+                .defaultValue("console=ttyS0").description("The kernel command line (default: console=ttyS0)."));
+        add(OptionBinding.option("--cpus", "N", int.class, () -> cpus, v -> cpus = v)
+                .defaultValue("1").converters(new Converters.WholeNumber()).description("vCPUs (default: 1)."));
+        add(OptionBinding.option("--memory", "SIZE", long.class, () -> memory, v -> memory = v)
+                .defaultValue("512M").converters(new Converters.Size())
+                .description("Guest RAM, e.g. 512M or 2G (default: 512M)."));
+        add(OptionBinding.option("--pin", "CPUSET", BitSet.class, () -> pin, v -> pin = v)
+                .converters(new Converters.Cpus()).description("Host CPUs the vCPU threads may run on, e.g. 0 or 0-3."));
+        add(OptionBinding.option("--pv", "NAME=on|off", PvOptions.class, () -> pv, v -> pv = v)
+                .converters(new Converters.Pv()).description("Paravirtual features (steal-time), e.g. steal-time=off."));
+        add(OptionBinding.flag("--pmu", () -> pmu, v -> pmu = v)
+                .description("Give the guest a PMUv3 where the host offers one (default: none; KVM"
+                        + " backs its counters with host perf events, which oopsed a 6.12 host)."));
+        add(OptionBinding.option("--pvlock", "MODE", PvLockMode.class, () -> pvlock, v -> pvlock = v)
+                .defaultValue("auto").converters(new Converters.PvLock())
+                .description("PV-lock preempted flags: auto, kernel (host kernel with the series), userspace (jkvm"
+                        + " writes them), off (default: ${DEFAULT-VALUE})."));
+        add(OptionBinding.option("--pvlock-sample", "HZ", int.class, () -> pvlockSample, v -> pvlockSample = v)
+                .arity("0..1").defaultValue("" + PvLockDevice.DEFAULT_SAMPLE_HZ)
+                .fallbackValue("" + PvLockDevice.MAX_SAMPLE_HZ).converters(new Converters.WholeNumber())
+                .description("Kernel PV-lock mode: read the host kernel's preempted flags HZ times a second from jkvm,"
+                        + " for the report (default ${DEFAULT-VALUE}; ${FALLBACK-VALUE} when given without HZ; 0: never)."));
+        // The split serves the --config file's disk.N lines; hideParamSyntax keeps it out of the help.
+        add(OptionBinding.list("--disk", "PATH[,ro][,serial=S]", Disk.class, () -> disks, v -> disks = v)
+                .converters(new Converters.DiskImage()).splitRegex(RunConfigFile.DISK_SEPARATOR).hideParamSyntax(true)
+                .description("A raw disk image (a whole number of 512-byte sectors) the guest gets as a virtio-blk"
+                        + " device: /dev/vda, /dev/vdb, ... in the order given; ro: read-only; serial: its id. Repeatable."));
+        add(OptionBinding.flag("--rng", () -> rng, v -> rng = v)
+                .description("Give the guest a virtio-rng device, fed from the host's /dev/urandom."));
+        add(OptionBinding.option("--net", "tap=NAME[,mac=M]", Net.class, () -> net, v -> net = v)
+                .converters(new Converters.NetCard())
+                .description("Give the guest a virtio-net card on the host's tap NAME (attached if it exists, created"
+                        + " otherwise: that needs CAP_NET_ADMIN, and the tap lives as long as jkvm); mac: its address"
+                        + " (default: 52:54:00 and three bytes from NAME)."));
+        add(OptionBinding.flag("--virtio-console", () -> virtioConsole, v -> virtioConsole = v)
+                .description("Give the guest a virtio-console: hvc0 (console=hvc0) prints where"
+                        + " the serial console does, and the port " + VirtioConsole.RESULTS_PORT + " (see --results-port)."));
+        add(OptionBinding.option("--results-port", "FILE", Path.class, () -> resultsPort, v -> resultsPort = v)
+                .description("Give the guest a virtio-console (as --virtio-console)"
+                        + " and write what it writes to the port " + VirtioConsole.RESULTS_PORT + " (/dev/vportNp1, N its virtio index)"
+                        + " to FILE when the run ends."));
+        add(OptionBinding.option("--vsock", "PATH[,cid=N]", Vsock.class, () -> vsock, v -> vsock = v)
+                .converters(new Converters.VsockSocket())
+                .description("Give the guest a virtio-vsock device (context id N, default 3): a host program connects to the"
+                        + " Unix socket PATH and writes 'CONNECT <port>\\n' to reach the guest's port; the guest's connections"
+                        + " to CID 2 port P reach the Unix socket PATH_P."));
+        add(OptionBinding.option("--timeout", "SECONDS", Integer.class, () -> timeout, v -> timeout = v)
+                .converters(new Converters.WholeNumber()).description("Stop the guest after this long (exit code 5)."));
+        add(OptionBinding.option("--stats-json", "FILE", Path.class, () -> statsJson, v -> statsJson = v)
+                .description("Write the run's statistics as JSON."));
+    }
+
+    private void add(OptionSpec.Builder option) {
+        spec.addOption(option.build());
+    }
 
     @Override
     public Integer call() throws Exception {

@@ -11,8 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,16 +21,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code --profile[=HZ]}, {@code --symbols}, {@code --profile-out}: off by default, checked before boot. */
 @Tag("unit")
 class ProfileOptionsTest {
-    @Command
-    static final class Holder {
-        @Mixin
-        ProfileOptions profile = new ProfileOptions();
-    }
-
     private static ProfileOptions parse(String... args) {
-        Holder h = new Holder();
-        new CommandLine(h).parseArgs(args);
-        return h.profile;
+        ProfileOptions profile = new ProfileOptions();
+        CommandSpec spec = CommandSpec.create();
+        profile.addTo(spec);
+        new CommandLine(spec).parseArgs(args);
+        return profile;
     }
 
     @Test

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,9 +36,10 @@ class RunConfigFileFuzzTest {
     void parse(byte[] data) throws IOException {
         Path file = dir.resolve("vm.conf");
         Files.write(file, data);
-        RunCommand run = new RunCommand();
+        CommandSpec spec = RunCommand.spec();
+        RunCommand run = (RunCommand) spec.userObject();
         try {
-            new CommandLine(run).parseArgs("--config", file.toString());
+            new CommandLine(spec).parseArgs("--config", file.toString());
         } catch (ParameterException e) {
             assertFalse(e.getMessage() == null || e.getMessage().isBlank(), "a refusal without a message");
             return;
