@@ -51,8 +51,8 @@ class Arm64DebianLoginTest {
     @BeforeAll
     static void guest() throws Exception {
         EmulatedArm64Host.requireOrSkip();
-        kernel = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
-        debian = Path.of(BuildScript.output("guest/debian-rootfs/build", "JKVM_DEBIAN_ROOTFS", "--quiet"));
+        kernel = BuildScript.projectKernel();
+        debian = BuildScript.debianRootfs();
     }
 
     @Test

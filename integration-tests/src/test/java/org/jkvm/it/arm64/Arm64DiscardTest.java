@@ -36,8 +36,8 @@ class Arm64DiscardTest {
     @BeforeAll
     static void guest() throws Exception {
         EmulatedArm64Host.requireOrSkip();
-        kernel = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
-        debian = Path.of(BuildScript.output("guest/debian-rootfs/build", "JKVM_DEBIAN_ROOTFS", "--quiet"));
+        kernel = BuildScript.projectKernel();
+        debian = BuildScript.debianRootfs();
     }
 
     private static String boot(String disk, String rootMode, String shellCommand) {

@@ -36,7 +36,7 @@ class Arm64KernelSeriesTest {
     static void kernels() throws Exception {
         EmulatedArm64Host.requireOrSkip();
         initrd = GuestFixture.filesOrSkip().get(1);
-        pvImage = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
+        pvImage = BuildScript.projectKernel();
         probe = Path.of(BuildScript.output("guest/pvlock-probe/build", "JKVM_PVLOCK_PROBE"));
     }
 

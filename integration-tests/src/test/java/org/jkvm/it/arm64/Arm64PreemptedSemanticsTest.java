@@ -35,7 +35,7 @@ class Arm64PreemptedSemanticsTest {
     @BeforeAll
     static void fixtures() throws Exception {
         EmulatedArm64Host.requireOrSkip();
-        pvImage = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
+        pvImage = BuildScript.projectKernel();
         workloads = Path.of(BuildScript.output("guest/workloads/build", "JKVM_WORKLOADS_INITRD", "--quiet"));
     }
 

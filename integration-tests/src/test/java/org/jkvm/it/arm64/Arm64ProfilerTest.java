@@ -61,7 +61,7 @@ class Arm64ProfilerTest {
         List<Path> guest = GuestFixture.filesOrSkip();
         Path hostile = Path.of(BuildScript.output("guest/hostile/build", "JKVM_HOSTILE"));
         Path map = nmMap(hostile.resolveSibling("hostile.elf"));
-        Path built = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
+        Path built = BuildScript.projectKernel();
         // the guest fixture's files have the same names: these go in as their own
         Path pvImage = Files.copy(built, tmp.resolve("pvImage"));
         Path pvMap = Files.copy(built.resolveSibling("System.map"), tmp.resolve("System.map"));

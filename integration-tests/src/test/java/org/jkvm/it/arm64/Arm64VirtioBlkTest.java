@@ -68,8 +68,8 @@ class Arm64VirtioBlkTest {
     static void guest() throws Exception {
         EmulatedArm64Host.requireOrSkip();
         initrd = GuestFixture.filesOrSkip().get(1);
-        kernel = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
-        debian = Path.of(BuildScript.output("guest/debian-rootfs/build", "JKVM_DEBIAN_ROOTFS", "--quiet"));
+        kernel = BuildScript.projectKernel();
+        debian = BuildScript.debianRootfs();
     }
 
     private static void sh(Path dir, String... cmd) throws IOException, InterruptedException {

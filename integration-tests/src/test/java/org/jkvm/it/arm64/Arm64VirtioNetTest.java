@@ -32,7 +32,7 @@ class Arm64VirtioNetTest {
     static void guest() throws Exception {
         EmulatedArm64Host.requireOrSkip();
         initrd = GuestFixture.filesOrSkip().get(1);
-        kernel = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
+        kernel = BuildScript.projectKernel();
     }
 
     @Test

@@ -55,7 +55,7 @@ class Arm64VirtioVsockTest {
     @Test
     void hostAndGuestEchoOverVsockAndTheGuestReadsVirtioEntropy(@TempDir Path tmp) throws Exception {
         EmulatedArm64Host.requireOrSkip();
-        Path kernel = Path.of(BuildScript.output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
+        Path kernel = BuildScript.projectKernel();
         Path initrd = Path.of(BuildScript.output("guest/vsock/build", "JKVM_VSOCK_INITRD", "--quiet"));
         Path peer = TestClassesJar.of(tmp.resolve("peer.jar"), VsockPeer.class);
         EmulatedArm64Host.Result r = EmulatedArm64Host.run("", Duration.ofMinutes(20), new Steps().step("vsock", HOST).script(),

@@ -1,6 +1,7 @@
 package org.jkvm.it.arm64;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,16 @@ final class BuildScript {
      * naming the script when it fails (it is run as the ./test command runs it, so a failure here
      * means a machine that was not set up).
      */
+    /** The project's own 6.12 kernel with the PV-lock series ({@code kernel/build --with-pvlock}): its Image. */
+    static Path projectKernel() throws Exception {
+        return Path.of(output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
+    }
+
+    /** The Debian arm64 root file system image ({@code guest/debian-rootfs/build}). */
+    static Path debianRootfs() throws Exception {
+        return Path.of(output("guest/debian-rootfs/build", "JKVM_DEBIAN_ROOTFS", "--quiet"));
+    }
+
     static String output(String script, String key, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(EmulatedArm64Host.repo().resolve(script).toString()));
         cmd.addAll(List.of(args));
