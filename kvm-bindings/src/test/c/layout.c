@@ -289,6 +289,18 @@ static void tun(void)
 	F(jkvm_tun_ifreq, pad)
 }
 
+/* TCGETS/TCSETS's argument: raw mode for a terminal on jkvm run's stdin */
+static void termios(void)
+{
+	S(termios)
+	F(termios, c_iflag)
+	F(termios, c_oflag)
+	F(termios, c_cflag)
+	F(termios, c_lflag)
+	F(termios, c_line)
+	F(termios, c_cc)
+}
+
 static void perf(void)
 {
 	S(perf_event_attr)
@@ -491,6 +503,7 @@ int main(void)
 	common();
 	timer();
 	tun();
+	termios();
 	perf();
 	arch();
 	constants();

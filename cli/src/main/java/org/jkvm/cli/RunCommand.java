@@ -206,8 +206,11 @@ final class RunCommand implements Callable<Integer> {
             err.flush();
             Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
-            ConsoleInput.forward(new FileInputStream(FileDescriptor.in), vm.uart());
-            RunReport run = launch.run();
+            RunReport run;
+            try (RawStdin keys = RawStdin.enter()) {
+                ConsoleInput.forward(new FileInputStream(FileDescriptor.in), vm.uart());
+                run = launch.run();
+            }
             RunSummary.print(err, run, pvLock);
             profile.report(launch, symbols, run.kvm(), err, profiled);
             RecordOption.write(recording, recorded);

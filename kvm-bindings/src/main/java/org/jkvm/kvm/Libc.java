@@ -28,6 +28,8 @@ final class Libc {
     static final int O_RDWR = 0x2;
     static final int O_CLOEXEC = 0x80000;
     static final int O_NONBLOCK = 0x800;
+    /** Opening a terminal does not make it the controlling one (asm-generic/fcntl.h, as O_RDWR). */
+    static final int O_NOCTTY = 0x100;
     /** socketpair(2) for a stand-in tap: a Unix socket keeping message boundaries. */
     static final int AF_UNIX = 1;
     static final int SOCK_SEQPACKET = 5;

@@ -4190,6 +4190,159 @@ public class KvmArm64 extends KvmArm64$shared {
     public static int JKVM_TUN_IFNAMSIZ() {
         return JKVM_TUN_IFNAMSIZ;
     }
+    private static final int IGNBRK = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define IGNBRK 1
+     * }
+     */
+    public static int IGNBRK() {
+        return IGNBRK;
+    }
+    private static final int BRKINT = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define BRKINT 2
+     * }
+     */
+    public static int BRKINT() {
+        return BRKINT;
+    }
+    private static final int PARMRK = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define PARMRK 8
+     * }
+     */
+    public static int PARMRK() {
+        return PARMRK;
+    }
+    private static final int ISTRIP = (int)32L;
+    /**
+     * {@snippet lang=c :
+     * #define ISTRIP 32
+     * }
+     */
+    public static int ISTRIP() {
+        return ISTRIP;
+    }
+    private static final int INLCR = (int)64L;
+    /**
+     * {@snippet lang=c :
+     * #define INLCR 64
+     * }
+     */
+    public static int INLCR() {
+        return INLCR;
+    }
+    private static final int IGNCR = (int)128L;
+    /**
+     * {@snippet lang=c :
+     * #define IGNCR 128
+     * }
+     */
+    public static int IGNCR() {
+        return IGNCR;
+    }
+    private static final int ICRNL = (int)256L;
+    /**
+     * {@snippet lang=c :
+     * #define ICRNL 256
+     * }
+     */
+    public static int ICRNL() {
+        return ICRNL;
+    }
+    private static final int VTIME = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * #define VTIME 5
+     * }
+     */
+    public static int VTIME() {
+        return VTIME;
+    }
+    private static final int VMIN = (int)6L;
+    /**
+     * {@snippet lang=c :
+     * #define VMIN 6
+     * }
+     */
+    public static int VMIN() {
+        return VMIN;
+    }
+    private static final int IXON = (int)1024L;
+    /**
+     * {@snippet lang=c :
+     * #define IXON 1024
+     * }
+     */
+    public static int IXON() {
+        return IXON;
+    }
+    private static final int ISIG = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define ISIG 1
+     * }
+     */
+    public static int ISIG() {
+        return ISIG;
+    }
+    private static final int ICANON = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define ICANON 2
+     * }
+     */
+    public static int ICANON() {
+        return ICANON;
+    }
+    private static final int ECHO = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define ECHO 8
+     * }
+     */
+    public static int ECHO() {
+        return ECHO;
+    }
+    private static final int ECHONL = (int)64L;
+    /**
+     * {@snippet lang=c :
+     * #define ECHONL 64
+     * }
+     */
+    public static int ECHONL() {
+        return ECHONL;
+    }
+    private static final int IEXTEN = (int)32768L;
+    /**
+     * {@snippet lang=c :
+     * #define IEXTEN 32768
+     * }
+     */
+    public static int IEXTEN() {
+        return IEXTEN;
+    }
+    private static final int TCGETS = (int)21505L;
+    /**
+     * {@snippet lang=c :
+     * #define TCGETS 21505
+     * }
+     */
+    public static int TCGETS() {
+        return TCGETS;
+    }
+    private static final int TCSETS = (int)21506L;
+    /**
+     * {@snippet lang=c :
+     * #define TCSETS 21506
+     * }
+     */
+    public static int TCSETS() {
+        return TCSETS;
+    }
     private static final int KVM_REG_ARM_STD_BIT_TRNG_V1_0 = (int)0L;
     /**
      * {@snippet lang=c :
@@ -7996,6 +8149,24 @@ public class KvmArm64 extends KvmArm64$shared {
      */
     public static long TUNSETVNETHDRSZ() {
         return TUNSETVNETHDRSZ;
+    }
+    private static final long TIOCGPTN = 2147767344L;
+    /**
+     * {@snippet lang=c :
+     * #define TIOCGPTN 2147767344
+     * }
+     */
+    public static long TIOCGPTN() {
+        return TIOCGPTN;
+    }
+    private static final long TIOCSPTLCK = 1074025521L;
+    /**
+     * {@snippet lang=c :
+     * #define TIOCSPTLCK 1074025521
+     * }
+     */
+    public static long TIOCSPTLCK() {
+        return TIOCSPTLCK;
     }
 }
 
