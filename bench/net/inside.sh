@@ -9,7 +9,7 @@
 #   NET VMM ROUND h2g bytes=N sha256=X secs=S     (host to guest, timed in the guest)
 #   NET VMM ROUND g2h bytes=N sha256=X secs=S     (guest to host, timed in the host)
 # and first the hashes of the files sent: NET h2g-sent sha256=X, and per run NET VMM ROUND g2h-sent sha256=X.
-# usage: sh inside.sh "VMMS" [MIB] [ROUNDS]     (VMMS: jkvm and/or qemu; MIB 8; ROUNDS 1)
+# usage: sh inside.sh "VMMS" [MIB] [ROUNDS]     (VMMS: jkvm, jkvm-base (jkvm-base.jar, another build), qemu; MIB 8; ROUNDS 1)
 # QEMU is Debian's arm64 build on /dev/vdb (arm64-host/assemble-qemu), mounted at /opt/qemu.
 vmms=${1:-jkvm qemu}
 mib=${2:-8}
@@ -62,7 +62,7 @@ run() {   # run VMM ROUND
   nc -l -p 5002 -e sh -c 'cat /proc/uptime > /tmp/ga; cat > /tmp/g2h; cat /proc/uptime > /tmp/gb' &
   listener=$!
   case $1 in
-    jkvm) java -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz --cpus 2 --memory 512M --timeout 900 \
+    jkvm|jkvm-base) java -jar "$1.jar" run --kernel Image --initrd initramfs.cpio.gz --cpus 2 --memory 512M --timeout 900 \
             --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
     qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
             -nographic -no-reboot -global virtio-mmio.force-legacy=false \
