@@ -41,10 +41,10 @@ class NetRxFuzzTest {
         }
         try {
             FuzzedQueue f = new FuzzedQueue(in);
-            int before = f.usedIndex();
+            f.zeroUsedIndex();
             NET.serve(VirtioNet.RX, f.queue);
             long written = 0;
-            for (int i = before; i != f.usedIndex(); i = (i + 1) & 0xffff) {
+            for (int i = 0; i != f.usedIndex(); i = (i + 1) & 0xffff) {
                 long[] entry = f.usedEntry(i % f.queue.size());
                 assertTrue(entry[0] < f.queue.size() && entry[1] <= (long) f.queue.size() * FuzzedQueue.RAM,
                         "used entry " + entry[0] + ", " + entry[1]);
