@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.jkvm.experiment.ExperimentSpec.Guest;
@@ -199,10 +200,14 @@ final class SpecReader {
             known(o, path, WORKLOAD);
             Member cM = o.members().get("command");
             String command = cM == null ? null : command(cM.value(), at(path, "command"));
-            Node nameN = cM == null ? required(o, path, "name") : commandName(o, path);
-            String name = cM == null ? null : ExperimentSpec.COMMAND;
-            if (nameN != null && cM == null) {
-                name = string(nameN, at(path, "name"));
+            Node nameN = null;
+            String name;
+            if (cM != null) {
+                commandNaming(o, path);
+                name = ExperimentSpec.COMMAND;
+            } else {
+                nameN = required(o, path, "name");
+                name = nameN == null ? null : string(nameN, at(path, "name"));
                 if (name != null && !ExperimentSpec.WORKLOADS.contains(name)) {
                     error(nameN.pos(), at(path, "name"), nameN.show() + " is not one of " + String.join(", ", ExperimentSpec.WORKLOADS));
                     name = null;
@@ -230,15 +235,14 @@ final class SpecReader {
     }
 
     /**
-     * A command workload's label, which it must have (its name is {@link ExperimentSpec#COMMAND});
+     * Checks a command workload's naming: it must have a label (its name is {@link ExperimentSpec#COMMAND});
      * a "name" beside a command is refused.
      */
-    private Node commandName(Obj o, String path) {
+    private void commandNaming(Obj o, String path) {
         Member nM = o.members().get("name");
         if (nM != null) error(nM.keyPos(), at(path, "name"), "a workload with a \"command\" has no name; give it a \"label\"");
         Member lM = o.members().get("label");
         if (lM == null) error(o.pos(), at(path, "label"), "missing; a workload with a \"command\" needs one");
-        return null;
     }
 
     /**
@@ -252,7 +256,7 @@ final class SpecReader {
             error(n.pos(), path, "the command is empty");
             return null;
         }
-        java.util.regex.Matcher m = PLACEHOLDER.matcher(c);
+        Matcher m = PLACEHOLDER.matcher(c);
         while (m.find()) {
             if (!m.group().equals(Workload.WORKERS) && !m.group().equals(Workload.SECONDS)) {
                 error(n.pos(), path, m.group() + " is not a placeholder; a command takes " + Workload.WORKERS + " and " + Workload.SECONDS);

@@ -98,7 +98,8 @@ final class NetReceiver {
         List<MemorySegment> into = new ArrayList<>();
         long bytes = 0;
         for (DescriptorChain c : held) {
-            if (into.size() + c.writable().size() > FrameFd.MAX_BUFFERS) return into;
+            // enough for the longest frame: the rest stay held, unread into, for the next one
+            if (bytes >= MAX_BYTES || into.size() + c.writable().size() > FrameFd.MAX_BUFFERS) return into;
             into.addAll(c.writable());
             bytes += c.writableBytes();
         }
