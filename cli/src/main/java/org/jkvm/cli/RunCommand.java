@@ -148,7 +148,8 @@ final class RunCommand implements Callable<Integer> {
                         + " (default: 52:54:00 and three bytes from NAME)."));
         add(OptionBinding.flag("--virtio-console", () -> virtioConsole, v -> virtioConsole = v)
                 .description("Give the guest a virtio-console: hvc0 (console=hvc0) prints where"
-                        + " the serial console does, and the port " + VirtioConsole.RESULTS_PORT + " (see --results-port)."));
+                        + " the serial console does, and reads stdin when it is the last console=;"
+                        + " and the port " + VirtioConsole.RESULTS_PORT + " (see --results-port)."));
         add(OptionBinding.option("--results-port", "FILE", Path.class, () -> resultsPort, v -> resultsPort = v)
                 .description("Give the guest a virtio-console (as --virtio-console)"
                         + " and write what it writes to the port " + VirtioConsole.RESULTS_PORT + " (/dev/vportNp1, N its virtio index)"
@@ -208,7 +209,7 @@ final class RunCommand implements Callable<Integer> {
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
             RunReport run;
             try (RawStdin keys = RawStdin.enter()) {
-                ConsoleInput.forward(new FileInputStream(FileDescriptor.in), vm.uart());
+                ConsoleInput.forward(new FileInputStream(FileDescriptor.in), vm.consoleInput());
                 run = launch.run();
             }
             RunSummary.print(err, run, pvLock);

@@ -120,4 +120,29 @@ class CommandWorkloadSpecTest {
         assertTrue(e.getFirst().startsWith("6:49 workloads[0].command: the command line with jkvm's and workload futex's arguments is "),
                 e.toString());
     }
+
+    /**
+     * A console of guest/debian-rootfs's init running a command workload ({@code stress-ng --cpu 2}
+     * for 2 s; the project's kernel under QEMU TCG, -smp 2): the run's result holds stress-ng's
+     * figure and the guest's counters over the command, which the init prints after its exit line.
+     */
+    @Test
+    void aCommandRunsResultCarriesTheGuestsCountersOverTheCommand() throws IOException {
+        String console = GuestCountersTest.console("tcg-debian-rootfs-command-6.12.117.log");
+        ExperimentSpec s = ExperimentSpec.parse(spec(ROOTFS_GUEST, command("cpu", "stress-ng --cpu {workers} --timeout {seconds}s --metrics-brief")),
+                SpecTest.DIR.resolve("d.json"), false, Map.of("JKVM_DEBIAN_ROOTFS", "/cache/debian-arm64.ext4"));
+        GuestResult figure = ExperimentRunner.guestResult(s.workload("cpu"), console).orElseThrow();
+        assertEquals(21.58, figure.value());
+        RunGuestStats guest = RunGuestStats.fromConsoles(List.of(console));
+        RunGuestStats.Vm v = guest.vms().getFirst();
+        assertNull(v.unavailable());
+        assertEquals(322L, v.change("uptime_cs"));
+        assertEquals(117L, v.change("cpu.user"));
+        assertEquals(47L, v.change("lock.lock_pending"));
+        Run run = RunMatrix.of(s).runs().getFirst();
+        RunResult r = RunResult.of(run, List.of(figure), 9.5, ResultsTest.T, Map.of()).withGuest(guest);
+        String json = ResultsLog.toJson(r);
+        assertTrue(json.contains("\"guest\":{\"vms\":[{\"changes\":{\"uptime_cs\":322,\"cpu.user\":117,"), json);
+        assertEquals(r, ResultsLog.fromJson(json));
+    }
 }

@@ -26,7 +26,7 @@ class GuestCountersTest {
         return console("tcg-jkvm-pvlock-6.12.117.log");
     }
 
-    private static String console(String name) throws IOException {
+    static String console(String name) throws IOException {
         try (InputStream in = GuestCountersTest.class.getResourceAsStream("GuestCountersTest/" + name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }

@@ -16,7 +16,7 @@ import org.jkvm.vmm.bus.MmioDevice;
  * THR; received data raises its interrupt while any is buffered. Loopback mode (MCR bit 4)
  * sends THR back to RBR, as the driver's probe expects. Shared by all vCPUs: synchronised.
  */
-public final class Uart16550 implements MmioDevice {
+public final class Uart16550 implements MmioDevice, ConsoleReceiver {
     /** Bytes of MMIO space the device decodes. */
     public static final long SIZE = 8;
 
@@ -51,9 +51,10 @@ public final class Uart16550 implements MmioDevice {
     /**
      * Queues all of {@code data} for the guest, waiting while the receive buffer is full, so a
      * stream longer than the buffer (a script piped to jkvm) loses nothing to a guest that reads
-     * it slowly; a guest that never reads keeps the caller waiting.
+     * it slowly; a guest that never reads keeps the caller waiting. Always returns true.
      */
-    public synchronized void receiveAll(byte[] data) throws InterruptedException {
+    @Override
+    public synchronized boolean receiveAll(byte[] data) throws InterruptedException {
         for (byte b : data) {
             while (rx.size() >= RX_LIMIT) {
                 update();
@@ -62,6 +63,7 @@ public final class Uart16550 implements MmioDevice {
             rx.add(b);
         }
         update();
+        return true;
     }
 
     @Override

@@ -10,17 +10,20 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
+import org.jkvm.vmm.devices.ConsoleReceiver;
+
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
- * virtio-console (virtio 1.2, 5.3) with VIRTIO_CONSOLE_F_MULTIPORT and two output-only ports:
- * port 0 is the console (the guest's hvc0), port 1 is named {@link #RESULTS_PORT}, for what an
- * experiment reads back. What the guest writes to a port goes to that port's stream; nothing is
- * ever sent to the guest's receive queues. A driver without MULTIPORT gets port 0 alone.
+ * virtio-console (virtio 1.2, 5.3) with VIRTIO_CONSOLE_F_MULTIPORT and two ports: port 0 is the
+ * console (the guest's hvc0), port 1 is named {@link #RESULTS_PORT}, for what an experiment reads
+ * back. What the guest writes to a port goes to that port's stream; what {@link #receiveAll} is
+ * given (jkvm run's standard input) goes to port 0's receive buffers as the guest posts them, and
+ * port 1 receives nothing. A driver without MULTIPORT gets port 0 alone.
  * The control queues speak the protocol of 5.3.6.2: the driver says it is ready, the device adds
  * its ports, and answers each port's readiness with its role (console, name) and "host connected".
  */
-public final class VirtioConsole implements VirtioDevice {
+public final class VirtioConsole implements VirtioDevice, ConsoleReceiver {
     private static final System.Logger LOG = System.getLogger(VirtioConsole.class.getName());
     /** The name the guest sees in /sys/class/virtio-ports/vportNp1/name. */
     public static final String RESULTS_PORT = "jkvm.results";
@@ -29,17 +32,21 @@ public final class VirtioConsole implements VirtioDevice {
     /** Control events (5.3.6.2). */
     static final int DEVICE_READY = 0, DEVICE_ADD = 1, PORT_READY = 3, CONSOLE_PORT = 4, PORT_OPEN = 6, PORT_NAME = 7;
     /** Queue indices with MULTIPORT: port 0's receive and transmit, the control receive (to the driver) and transmit. */
-    static final int PORT0_TX = 1, CONTROL_RX = 2, CONTROL_TX = 3, PORT1_TX = 5;
+    static final int PORT0_RX = 0, PORT0_TX = 1, CONTROL_RX = 2, CONTROL_TX = 3, PORT1_TX = 5;
     /** Bytes of a control message: id u32, event u16, value u16. */
     static final int CONTROL_BYTES = 8;
     private static final int PORTS = 2;
     /** Each port is announced at most a few messages at a time; a guest that asks for more is not answered. */
     private static final int MAX_PENDING = 16;
+    /** Bytes of console input held for the guest, as the UART's receive buffer holds. */
+    private static final int INPUT_LIMIT = 4096;
 
     private final String name;
     private final OutputStream console;
     private final OutputStream results;
     private final Deque<byte[]> pending = new ArrayDeque<>();
+    private volatile Runnable wake = () -> { };
+    private final PortInput input = new PortInput(INPUT_LIMIT, () -> wake.run());
     /** Used by the device's worker thread only. */
     private final byte[] scratch = new byte[64 << 10];
     private long outputErrors;
@@ -81,21 +88,55 @@ public final class VirtioConsole implements VirtioDevice {
         return ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(4, PORTS).array();
     }
 
+    /** Remembers how to wake the worker when console input arrives. */
+    @Override
+    public void attach(Runnable wakeWorker) {
+        wake = wakeWorker;
+    }
+
+    /**
+     * Queues console input for port 0, waiting while {@value #INPUT_LIMIT} bytes wait for the
+     * guest's receive buffers; false once the device is closed.
+     */
+    @Override
+    public boolean receiveAll(byte[] data) throws InterruptedException {
+        return input.put(data);
+    }
+
     @Override
     public boolean serve(int index, VirtQueue queue) throws VirtioException {
         return switch (index) {
+            case PORT0_RX -> receive(queue);
             case PORT0_TX -> drain(queue, console);
             case PORT1_TX -> drain(queue, results);
             case CONTROL_TX -> control(queue);
             case CONTROL_RX -> deliver(queue);
-            default -> false; // receive queues: the host never sends input
+            default -> false; // port 1's receive queue: the host sends it nothing
         };
     }
 
-    /** Forgets the messages a reset driver will not expect. */
+    /** Forgets the messages a reset driver will not expect; console input waits for the next driver. */
     @Override
     public void reset() {
         pending.clear();
+    }
+
+    /** Releases a feeder waiting for receive buffers. */
+    @Override
+    public void close() {
+        input.close();
+    }
+
+    /** Fills the receive buffers the guest posted with waiting input; a buffer is taken only when there is some. */
+    private boolean receive(VirtQueue queue) throws VirtioException {
+        boolean used = false;
+        while (!input.isEmpty()) {
+            DescriptorChain c = queue.next();
+            if (c == null) break;
+            queue.complete(c.head(), input.takeInto(c.writable()));
+            used = true;
+        }
+        return used;
     }
 
     /** A guest buffer may be gigabytes: it goes out through one bounded scratch array. */

@@ -177,7 +177,7 @@ class VirtioConsoleTest {
         }
     }
 
-    private static void setUpQueue(VirtioMmio mmio, int index, long desc, long avail, long used) {
+    static void setUpQueue(VirtioMmio mmio, int index, long desc, long avail, long used) {
         mmio.write(0, 0x30, 4, index);
         mmio.write(0, 0x38, 4, SIZE);
         mmio.write(0, 0x80, 4, desc);
@@ -204,6 +204,6 @@ class VirtioConsoleTest {
         assertEquals("RESULT 42\n", results.toString(StandardCharsets.US_ASCII));
         assertEquals(1, port1.usedIndex());
         assertEquals(0, port1.usedEntry(0)[1], "the device writes nothing back");
-        assertFalse(device.serve(0, port0.queue(SIZE)), "the host never sends input");
+        assertFalse(device.serve(0, port0.queue(SIZE)), "without console input no receive buffer is taken");
     }
 }

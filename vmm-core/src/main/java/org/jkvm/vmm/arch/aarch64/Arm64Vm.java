@@ -28,8 +28,10 @@ import org.jkvm.vmm.bus.HypercallBus;
 import org.jkvm.vmm.bus.MmioBus;
 import org.jkvm.vmm.bus.MmioWindow;
 import org.jkvm.vmm.config.Disk;
+import org.jkvm.vmm.config.KernelConsole;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.config.Vsock;
+import org.jkvm.vmm.devices.ConsoleReceiver;
 import org.jkvm.vmm.devices.PanicWatcher;
 import org.jkvm.vmm.devices.Uart16550;
 import org.jkvm.vmm.io.InputFile;
@@ -74,6 +76,7 @@ public final class Arm64Vm implements AutoCloseable {
     private final PortCapture results = new PortCapture(VirtioConsole.RESULTS_PORT, RESULTS_LIMIT);
     private GicV3 gic;
     private Uart16550 uart;
+    private VirtioConsole hvc;
     private VirtioSlots virtio;
     private volatile VcpuThreads threads;
     private MemoryRegion pvTime;
@@ -137,7 +140,10 @@ public final class Arm64Vm implements AutoCloseable {
         List<Disk> disks = config.disks();
         for (int i = 0; i < disks.size(); i++) virtio.add(VirtioBlk.open("virtio-blk" + i, disks.get(i)));
         if (config.rng()) virtio.add(new VirtioRng("virtio-rng"));
-        if (config.console()) virtio.add(new VirtioConsole("virtio-console", panicWatcher, results));
+        if (config.console()) {
+            hvc = new VirtioConsole("virtio-console", panicWatcher, results);
+            virtio.add(hvc);
+        }
         Vsock vs = config.vsock();
         if (vs != null) virtio.add(new VirtioVsock("virtio-vsock", vs.socket(), vs.guestCid()));
         if (config.net() != null) virtio.add(VirtioNet.open("virtio-net", config.net()));
@@ -248,6 +254,15 @@ public final class Arm64Vm implements AutoCloseable {
     /** The UART, e.g. to feed it console input. */
     public Uart16550 uart() {
         return uart;
+    }
+
+    /**
+     * Where console input goes: the console the guest's kernel writes to, hvc0 (the
+     * virtio-console's port 0) when the last console= of its command line names an hvc, otherwise
+     * the UART (the device tree's stdout-path, the kernel's console without a console=).
+     */
+    public ConsoleReceiver consoleInput() {
+        return hvc != null && KernelConsole.last(config.cmdline()).startsWith("hvc") ? hvc : uart;
     }
 
     /** What the guest wrote to the virtio-console's {@link VirtioConsole#RESULTS_PORT} port (up to 16 MiB). */
