@@ -7,6 +7,7 @@
 # Prints, per run:
 #   NET VMM ROUND ping=ok|failed
 #   NET VMM ROUND h2g bytes=N sha256=X secs=S     (host to guest, timed in the guest)
+#   NET VMM ROUND h2g-guest irqs=N packets=N      (the guest's virtio interrupts and received packets during it)
 #   NET VMM ROUND g2h bytes=N sha256=X secs=S     (guest to host, timed in the host)
 # and first the hashes of the files sent: NET h2g-sent sha256=X, and per run NET VMM ROUND g2h-sent sha256=X.
 # usage: sh inside.sh "VMMS" [MIB] [ROUNDS]     (VMMS: jkvm, jkvm-base (jkvm-base.jar, another build), qemu; MIB 8; ROUNDS 1)
@@ -42,10 +43,13 @@ esac
 cmd="mkdir -p /tmp
 echo NET-FEATURES \$(cat /sys/class/net/eth0/device/features)
 busybox ping -c 3 -W 5 $host >/dev/null && echo PING-OK
+counts() { echo RX-COUNTS \$(busybox awk '/virtio/ { for (i = 2; \$i ~ /^[0-9]+\$/; i++) n += \$i } END { print n + 0 }' /proc/interrupts) \$(cat /sys/class/net/eth0/statistics/rx_packets); }
+counts
 busybox nc -l -p 5001 -e sh -c 'cat /proc/uptime > /tmp/a; cat > /tmp/r; cat /proc/uptime > /tmp/b' &
 l=\$!
 echo GUEST-LISTENING
 wait \$l
+counts
 echo \"H2G bytes=\$(wc -c < /tmp/r) sha256=\$(busybox sha256sum /tmp/r | cut -c1-64) start=\$(cut -d' ' -f1 /tmp/a) end=\$(cut -d' ' -f1 /tmp/b)\"
 dd if=/dev/urandom of=/tmp/s bs=1M count=$mib 2>/dev/null
 echo \"G2H-SENT sha256=\$(busybox sha256sum /tmp/s | cut -c1-64)\"
@@ -89,6 +93,8 @@ run() {   # run VMM ROUND
   a=${line##*start=}; a=${a%% *}; b=${line##*end=}
   bytes=${line#*bytes=}; bytes=${bytes%% *}; sha=${line#*sha256=}; sha=${sha%% *}
   [ -n "$line" ] && echo "NET $1 $2 h2g bytes=$bytes sha256=$sha secs=$(secs "$a" "$b")" || echo "NET $1 $2 h2g failed"
+  grep -a '^RX-COUNTS ' /tmp/vm.log | tr -d '\r' | awk -v p="NET $1 $2 h2g-guest" \
+    '{ i[NR] = $2; n[NR] = $3 } END { if (NR == 2) printf "%s irqs=%d packets=%d\n", p, i[2] - i[1], n[2] - n[1] }'
   sent=$(grep -a '^G2H-SENT ' /tmp/vm.log | tr -d '\r'); echo "NET $1 $2 g2h-sent ${sent#G2H-SENT }"
   if [ -f /tmp/gb ]; then
     echo "NET $1 $2 g2h bytes=$(wc -c < /tmp/g2h) sha256=$(sha256sum /tmp/g2h | cut -c1-64) secs=$(secs "$(cut -d' ' -f1 /tmp/ga)" "$(cut -d' ' -f1 /tmp/gb)")"
