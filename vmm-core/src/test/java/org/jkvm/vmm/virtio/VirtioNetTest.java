@@ -192,7 +192,7 @@ class VirtioNetTest {
 
     /**
      * Deciding after each frame instead (the driver then polls from the first frame on) raised
-     * 1.5-1.9x the guest's interrupts and was slower in bench/net/run-arm64: an interrupt costs the
+     * 1.5-3x the guest's interrupts and was slower in bench/net/run-arm64: an interrupt costs the
      * guest more than the frames it waits for.
      */
     @Test
