@@ -7,6 +7,8 @@
 # Prints, per run:
 #   NET VMM ROUND ping=ok|failed
 #   NET VMM ROUND h2g bytes=N sha256=X secs=S     (host to guest, timed in the guest)
+#   NET VMM ROUND h2g-guest irqs=N packets=N      (the guest's virtio interrupts and received packets during it)
+#   NET VMM ROUND host tap-drops=N retransmits=N  (frames the tap dropped for the guest, the host's TCP retransmissions: whole run)
 #   NET VMM ROUND g2h bytes=N sha256=X secs=S     (guest to host, timed in the host)
 # and first the hashes of the files sent: NET h2g-sent sha256=X, and per run NET VMM ROUND g2h-sent sha256=X.
 # usage: sh inside.sh "VMMS" [MIB] [ROUNDS]     (VMMS: jkvm, jkvm-base (jkvm-base.jar, another build), qemu; MIB 8; ROUNDS 1)
@@ -42,10 +44,13 @@ esac
 cmd="mkdir -p /tmp
 echo NET-FEATURES \$(cat /sys/class/net/eth0/device/features)
 busybox ping -c 3 -W 5 $host >/dev/null && echo PING-OK
+counts() { echo RX-COUNTS \$(busybox awk '/virtio/ { for (i = 2; \$i ~ /^[0-9]+\$/; i++) n += \$i } END { print n + 0 }' /proc/interrupts) \$(cat /sys/class/net/eth0/statistics/rx_packets); }
+counts
 busybox nc -l -p 5001 -e sh -c 'cat /proc/uptime > /tmp/a; cat > /tmp/r; cat /proc/uptime > /tmp/b' &
 l=\$!
 echo GUEST-LISTENING
 wait \$l
+counts
 echo \"H2G bytes=\$(wc -c < /tmp/r) sha256=\$(busybox sha256sum /tmp/r | cut -c1-64) start=\$(cut -d' ' -f1 /tmp/a) end=\$(cut -d' ' -f1 /tmp/b)\"
 dd if=/dev/urandom of=/tmp/s bs=1M count=$mib 2>/dev/null
 echo \"G2H-SENT sha256=\$(busybox sha256sum /tmp/s | cut -c1-64)\"
@@ -56,11 +61,15 @@ wait \$k"
 append="panic=-1 quiet ip=$guest::$host:255.255.255.0::eth0:off jkvm.cmd=$(printf '%s' "$cmd" | base64 -w 0)"
 
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+# The tap's dropped frames (its queue full: the VMM reads too late) and the host's TCP retransmissions.
+losses() { echo "$(cat /sys/class/net/$tap/statistics/tx_dropped)" \
+  "$(awk '$1 == "Tcp:" && $2 !~ /^[0-9]/ { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i } $1 == "Tcp:" && $2 ~ /^[0-9]/ { print $c }' /proc/net/snmp)"; }
 
 run() {   # run VMM ROUND
   rm -f /tmp/g2h /tmp/ga /tmp/gb /tmp/vm.log
   nc -l -p 5002 -e sh -c 'cat /proc/uptime > /tmp/ga; cat > /tmp/g2h; cat /proc/uptime > /tmp/gb' &
   listener=$!
+  before=$(losses)
   case $1 in
     jkvm|jkvm-base) java -jar "$1.jar" run --kernel Image --initrd initramfs.cpio.gz --cpus 2 --memory 512M --timeout 900 \
             --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
@@ -80,6 +89,7 @@ run() {   # run VMM ROUND
   until nc $guest 5003 < /dev/null; do i=$((i + 1)); [ $i -lt 10 ] || break; sleep 1; done
   wait $vm
   echo "NET $1 $2 vmm-exit=$?"
+  echo "$before $(losses)" | awk -v p="NET $1 $2 host" '{ printf "%s tap-drops=%d retransmits=%d\n", p, $3 - $1, $4 - $2 }'
   kill $listener 2>/dev/null
   wait $listener 2>/dev/null
   sed 's/^/  | /' /tmp/vm.log
@@ -89,6 +99,8 @@ run() {   # run VMM ROUND
   a=${line##*start=}; a=${a%% *}; b=${line##*end=}
   bytes=${line#*bytes=}; bytes=${bytes%% *}; sha=${line#*sha256=}; sha=${sha%% *}
   [ -n "$line" ] && echo "NET $1 $2 h2g bytes=$bytes sha256=$sha secs=$(secs "$a" "$b")" || echo "NET $1 $2 h2g failed"
+  grep -a '^RX-COUNTS ' /tmp/vm.log | tr -d '\r' | awk -v p="NET $1 $2 h2g-guest" \
+    '{ i[NR] = $2; n[NR] = $3 } END { if (NR == 2) printf "%s irqs=%d packets=%d\n", p, i[2] - i[1], n[2] - n[1] }'
   sent=$(grep -a '^G2H-SENT ' /tmp/vm.log | tr -d '\r'); echo "NET $1 $2 g2h-sent ${sent#G2H-SENT }"
   if [ -f /tmp/gb ]; then
     echo "NET $1 $2 g2h bytes=$(wc -c < /tmp/g2h) sha256=$(sha256sum /tmp/g2h | cut -c1-64) secs=$(secs "$(cut -d' ' -f1 /tmp/ga)" "$(cut -d' ' -f1 /tmp/gb)")"
