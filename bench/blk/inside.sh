@@ -1,14 +1,17 @@
 #!/bin/sh
 # The part of bench/blk/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
-# /payload: jkvm.jar (and jkvm-base.jar with BLK_BASE_JAR), Image, debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
+# /payload: jkvm.jar (and jkvm-base.jar with BLK_BASE_JAR), carried.aot (jkvm.jar's AOT cache), Image,
+# debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
 # its own copy of the Debian image as /dev/vda (the root) and a sparse scratch disk with serial
 # "scratch" that fio reads and writes; every boot runs under ./stamp ("STAMP NAME ..." lines,
 # see bench/boot/stamp.c). Besides the boots to the first command, each round boots each VMM with
-# jkvm.login to agetty's "login: " prompt (stamp -k ends the VMM there).
+# jkvm.login to agetty's "login: " prompt (stamp -k ends the VMM there). jkvm boots twice a
+# round: as "jkvm" without an AOT cache and as "jkvm-aotc" with carried.aot, on the same image.
 # usage: sh inside.sh BOOTS SCRATCH_MB
 boots=${1:-3}
 scratch_mb=${2:-320}
 jkvm_args=
+jkvm_vm="--kernel Image --cpus 2 --memory 512M --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch"
 jar=jkvm.jar
 marker=JKVM-GUEST-READY
 # The same kernel command line for both; QEMU's virt board has a PL011 (ttyAMA0), jkvm a 16550 (ttyS0).
@@ -32,8 +35,9 @@ boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
   case $name in login-*) mark=$login_marker kill=-k ;; esac
   # QEMU's virt board gives the last virtio-mmio device the first slot: its root (/dev/vda) comes last.
   case $vmm in
-    jkvm) t $kill -l "set up in" "$name" "$mark" java -jar "$jar" run $jkvm_args --kernel Image --cpus 2 --memory 512M \
-            --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch --cmdline "console=ttyS0 $append $*" ;;
+    jkvm) t $kill -l "set up in" "$name" "$mark" java -jar "$jar" run $jkvm_args $jkvm_vm --cmdline "console=ttyS0 $append $*" ;;
+    jkvm-aotc) t $kill -l "set up in" "$name" "$mark" java -XX:AOTMode=on -XX:AOTCache=carried.aot -jar jkvm.jar run \
+                 $jkvm_vm --cmdline "console=ttyS0 $append $*" ;;
     qemu) t $kill "$name" "$mark" $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
             -nographic -no-reboot -nic none -kernel Image \
             -drive if=none,id=scratch,file=qemu-scratch.raw,format=raw \
@@ -48,9 +52,9 @@ boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
 r=1
 while [ $r -le "$boots" ]; do
   echo "ROUND $r"
-  if [ $((r % 2)) = 1 ]; then boot jkvm jkvm; boot qemu qemu; else boot qemu qemu; boot jkvm jkvm; fi
-  if [ $((r % 2)) = 1 ]; then boot jkvm login-jkvm jkvm.login; boot qemu login-qemu jkvm.login
-  else boot qemu login-qemu jkvm.login; boot jkvm login-jkvm jkvm.login; fi
+  if [ $((r % 2)) = 1 ]; then order="jkvm jkvm-aotc qemu"; else order="qemu jkvm-aotc jkvm"; fi
+  for v in $order; do boot $v $v; done
+  for v in $order; do boot $v login-$v jkvm.login; done
   r=$((r + 1))
 done
 # fio inside the guest, once per VMM.
