@@ -7,9 +7,10 @@
 # see bench/boot/stamp.c). Besides the boots to the first command, each round boots each VMM with
 # jkvm.login to agetty's "login: " prompt (stamp -k ends the VMM there). jkvm boots twice a
 # round: as "jkvm" without an AOT cache and as "jkvm-aotc" with carried.aot, on the same image.
-# usage: sh inside.sh BOOTS SCRATCH_MB
+# usage: sh inside.sh BOOTS SCRATCH_MB ["FIO_ORDER"]   (FIO_ORDER: the fio runs' order, default "jkvm qemu base")
 boots=${1:-3}
 scratch_mb=${2:-320}
+fio_order=${3:-jkvm qemu base}
 jkvm_args=
 jkvm_vm="--kernel Image --cpus 2 --memory 512M --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch"
 jar=jkvm.jar
@@ -57,22 +58,23 @@ while [ $r -le "$boots" ]; do
   for v in $order; do boot $v login-$v jkvm.login; done
   r=$((r + 1))
 done
-# fio inside the guest, once per VMM.
+# fio inside the guest, once per VMM, in the order asked (base only with BLK_BASE_JAR's jkvm-base.jar).
 echo "ROUND fio"
-jkvm_args="--stats-json fio-stats.json"
-boot jkvm fio-jkvm "jkvm.cmd=$(cat fio.cmd)"
-jkvm_args=
-# KVM's MMIO exits over that whole run (boot and the four jobs, both disks), summed over the vCPUs:
+for v in $fio_order; do
+  case $v in
+    jkvm|base)
+      [ $v = jkvm ] || [ -f jkvm-base.jar ] || continue
+      # A fresh sparse scratch disk for each: writing into pages already allocated is faster.
+      rm -f jkvm-scratch.raw && dd if=/dev/zero of=jkvm-scratch.raw bs=1M count=0 seek="$scratch_mb" 2>/dev/null
+      if [ $v = jkvm ]; then jar=jkvm.jar jkvm_args="--stats-json fio-stats.json"; else jar=jkvm-base.jar jkvm_args=; fi
+      boot jkvm fio-$v "jkvm.cmd=$(cat fio.cmd)"
+      jar=jkvm.jar jkvm_args= ;;
+    qemu) boot qemu fio-qemu "jkvm.cmd=$(cat fio.cmd)" ;;
+  esac
+done
+# KVM's MMIO exits over jkvm's whole fio run (boot and the four jobs, both disks), summed over the vCPUs:
 # mmio_exit_kernel counts the queue notifications (ioeventfd), mmio_exit_user the transport's
 # registers (interrupt status and acknowledgement).
 [ -f fio-stats.json ] && echo "KVMSTATS fio-jkvm $(grep -o '"mmio_exit_[a-z]*" *: *[0-9]*' fio-stats.json | tr -d ' "' \
   | awk -F: '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')"
-boot qemu fio-qemu "jkvm.cmd=$(cat fio.cmd)"
-# The jar BLK_BASE_JAR named (an earlier build, to compare with), on the same disks.
-if [ -f jkvm-base.jar ]; then
-  jar=jkvm-base.jar
-  # A fresh sparse scratch disk, as jkvm's was: writing into pages already allocated is faster.
-  rm -f jkvm-scratch.raw && dd if=/dev/zero of=jkvm-scratch.raw bs=1M count=0 seek="$scratch_mb" 2>/dev/null
-  boot jkvm fio-base "jkvm.cmd=$(cat fio.cmd)"
-fi
 echo "INFO done"
