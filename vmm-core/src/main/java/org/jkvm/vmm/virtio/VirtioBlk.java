@@ -28,8 +28,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 /**
  * virtio-blk (virtio 1.2, 5.2) over a raw image file: read, write, flush (fdatasync) and get-id,
  * on one queue. A read or write moves all its guest buffers with one call ({@link VectoredFile}:
- * preadv/pwritev), through the host's page cache, as QEMU's default cache=writeback does. A read-only disk refuses writes with an
- * I/O error, and so does the host when it fails: the guest sees VIRTIO_BLK_S_IOERR, the VMM goes on.
+ * preadv/pwritev), through the host's page cache, as QEMU's default cache=writeback does. A
+ * read-only disk refuses writes with an I/O error, and so does the host when it fails: the guest
+ * sees VIRTIO_BLK_S_IOERR, the VMM goes on.
  * Discard and write-zeroes punch holes in the image ({@link HolePuncher}), so the sectors read
  * as zeroes and the image's blocks go back to the host; they are offered only on a writable disk
  * whose file system punches holes (probed once, when the image is opened).
