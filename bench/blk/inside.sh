@@ -1,14 +1,18 @@
 #!/bin/sh
 # The part of bench/blk/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
-# /payload: jkvm.jar (and jkvm-base.jar with BLK_BASE_JAR), Image, debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
+# /payload: jkvm.jar (and jkvm-base.jar with BLK_BASE_JAR), carried.aot (jkvm.jar's AOT cache), Image,
+# debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
 # its own copy of the Debian image as /dev/vda (the root) and a sparse scratch disk with serial
 # "scratch" that fio reads and writes; every boot runs under ./stamp ("STAMP NAME ..." lines,
 # see bench/boot/stamp.c). Besides the boots to the first command, each round boots each VMM with
-# jkvm.login to agetty's "login: " prompt (stamp -k ends the VMM there).
-# usage: sh inside.sh BOOTS SCRATCH_MB
+# jkvm.login to agetty's "login: " prompt (stamp -k ends the VMM there). jkvm boots twice a
+# round: as "jkvm" without an AOT cache and as "jkvm-aotc" with carried.aot, on the same image.
+# usage: sh inside.sh BOOTS SCRATCH_MB ["FIO_ORDER"]   (FIO_ORDER: the fio runs' order, default "jkvm qemu base")
 boots=${1:-3}
 scratch_mb=${2:-320}
+fio_order=${3:-jkvm qemu base}
 jkvm_args=
+jkvm_vm="--kernel Image --cpus 2 --memory 512M --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch"
 jar=jkvm.jar
 marker=JKVM-GUEST-READY
 # The same kernel command line for both; QEMU's virt board has a PL011 (ttyAMA0), jkvm a 16550 (ttyS0).
@@ -32,8 +36,9 @@ boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
   case $name in login-*) mark=$login_marker kill=-k ;; esac
   # QEMU's virt board gives the last virtio-mmio device the first slot: its root (/dev/vda) comes last.
   case $vmm in
-    jkvm) t $kill -l "set up in" "$name" "$mark" java -jar "$jar" run $jkvm_args --kernel Image --cpus 2 --memory 512M \
-            --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch --cmdline "console=ttyS0 $append $*" ;;
+    jkvm) t $kill -l "set up in" "$name" "$mark" java -jar "$jar" run $jkvm_args $jkvm_vm --cmdline "console=ttyS0 $append $*" ;;
+    jkvm-aotc) t $kill -l "set up in" "$name" "$mark" java -XX:AOTMode=on -XX:AOTCache=carried.aot -jar jkvm.jar run \
+                 $jkvm_vm --cmdline "console=ttyS0 $append $*" ;;
     qemu) t $kill "$name" "$mark" $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
             -nographic -no-reboot -nic none -kernel Image \
             -drive if=none,id=scratch,file=qemu-scratch.raw,format=raw \
@@ -48,27 +53,28 @@ boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
 r=1
 while [ $r -le "$boots" ]; do
   echo "ROUND $r"
-  if [ $((r % 2)) = 1 ]; then boot jkvm jkvm; boot qemu qemu; else boot qemu qemu; boot jkvm jkvm; fi
-  if [ $((r % 2)) = 1 ]; then boot jkvm login-jkvm jkvm.login; boot qemu login-qemu jkvm.login
-  else boot qemu login-qemu jkvm.login; boot jkvm login-jkvm jkvm.login; fi
+  if [ $((r % 2)) = 1 ]; then order="jkvm jkvm-aotc qemu"; else order="qemu jkvm-aotc jkvm"; fi
+  for v in $order; do boot $v $v; done
+  for v in $order; do boot $v login-$v jkvm.login; done
   r=$((r + 1))
 done
-# fio inside the guest, once per VMM.
+# fio inside the guest, once per VMM, in the order asked (base only with BLK_BASE_JAR's jkvm-base.jar).
 echo "ROUND fio"
-jkvm_args="--stats-json fio-stats.json"
-boot jkvm fio-jkvm "jkvm.cmd=$(cat fio.cmd)"
-jkvm_args=
-# KVM's MMIO exits over that whole run (boot and the four jobs, both disks), summed over the vCPUs:
+for v in $fio_order; do
+  case $v in
+    jkvm|base)
+      [ $v = jkvm ] || [ -f jkvm-base.jar ] || continue
+      # A fresh sparse scratch disk for each: writing into pages already allocated is faster.
+      rm -f jkvm-scratch.raw && dd if=/dev/zero of=jkvm-scratch.raw bs=1M count=0 seek="$scratch_mb" 2>/dev/null
+      if [ $v = jkvm ]; then jar=jkvm.jar jkvm_args="--stats-json fio-stats.json"; else jar=jkvm-base.jar jkvm_args=; fi
+      boot jkvm fio-$v "jkvm.cmd=$(cat fio.cmd)"
+      jar=jkvm.jar jkvm_args= ;;
+    qemu) boot qemu fio-qemu "jkvm.cmd=$(cat fio.cmd)" ;;
+  esac
+done
+# KVM's MMIO exits over jkvm's whole fio run (boot and the four jobs, both disks), summed over the vCPUs:
 # mmio_exit_kernel counts the queue notifications (ioeventfd), mmio_exit_user the transport's
 # registers (interrupt status and acknowledgement).
 [ -f fio-stats.json ] && echo "KVMSTATS fio-jkvm $(grep -o '"mmio_exit_[a-z]*" *: *[0-9]*' fio-stats.json | tr -d ' "' \
   | awk -F: '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')"
-boot qemu fio-qemu "jkvm.cmd=$(cat fio.cmd)"
-# The jar BLK_BASE_JAR named (an earlier build, to compare with), on the same disks.
-if [ -f jkvm-base.jar ]; then
-  jar=jkvm-base.jar
-  # A fresh sparse scratch disk, as jkvm's was: writing into pages already allocated is faster.
-  rm -f jkvm-scratch.raw && dd if=/dev/zero of=jkvm-scratch.raw bs=1M count=0 seek="$scratch_mb" 2>/dev/null
-  boot jkvm fio-base "jkvm.cmd=$(cat fio.cmd)"
-fi
 echo "INFO done"

@@ -17,4 +17,5 @@
 #include "jkvm_falloc.h"	/* fallocate: FALLOC_FL_PUNCH_HOLE, FALLOC_FL_KEEP_SIZE */
 #include "jkvm_tun.h"	/* the tap backend: TUNSETIFF, TUNSETOFFLOAD, IFF_*, TUN_F_*, struct jkvm_tun_ifreq */
 #include "jkvm_termios.h"	/* raw terminal: struct termios, TCGETS, TCSETS, the flag bits, pty ioctls */
+#include "jkvm_uio.h"	/* preadv/pwritev: struct iovec, UIO_MAXIOV */
 #endif

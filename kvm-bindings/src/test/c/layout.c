@@ -301,6 +301,14 @@ static void termios(void)
 	F(termios, c_cc)
 }
 
+/* preadv/pwritev's vector: virtio-blk's transfers to and from the disk image */
+static void uio(void)
+{
+	S(iovec)
+	F(iovec, iov_base)
+	F(iovec, iov_len)
+}
+
 static void perf(void)
 {
 	S(perf_event_attr)
@@ -504,6 +512,7 @@ int main(void)
 	timer();
 	tun();
 	termios();
+	uio();
 	perf();
 	arch();
 	constants();

@@ -25,6 +25,7 @@ final class Libc {
     private Libc() {}
 
     // Linux values shared by x86_64 and arm64 (asm-generic); libc headers, not KVM's.
+    static final int O_RDONLY = 0x0;
     static final int O_RDWR = 0x2;
     static final int O_CLOEXEC = 0x80000;
     static final int O_NONBLOCK = 0x800;
@@ -137,6 +138,14 @@ final class Libc {
     private static final class Vectored {
         static final MethodHandle READV = withErrno("readv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
         static final MethodHandle WRITEV = withErrno("writev", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    }
+    /** preadv/pwritev and fdatasync: a disk image's I/O, straight to and from guest buffers ({@link VectoredFile}). */
+    private static final class PositionedVectored {
+        static final MethodHandle PREADV = withErrno("preadv",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+        static final MethodHandle PWRITEV = withErrno("pwritev",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+        static final MethodHandle FDATASYNC = withErrno("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     }
     private static final class Socketpair {
         static final MethodHandle HANDLE = withErrno("socketpair",
@@ -350,6 +359,32 @@ final class Libc {
     static long writev(int fd, MemorySegment iov, int count) {
         try {
             return (long) Vectored.WRITEV.invokeExact(STATE.get(), fd, iov, count);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** preadv(2) at {@code offset} into {@code count} consecutive struct iovec. Does not allocate. */
+    static long preadv(int fd, MemorySegment iov, int count, long offset) {
+        try {
+            return (long) PositionedVectored.PREADV.invokeExact(STATE.get(), fd, iov, count, offset);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** pwritev(2) at {@code offset} from {@code count} consecutive struct iovec. Does not allocate. */
+    static long pwritev(int fd, MemorySegment iov, int count, long offset) {
+        try {
+            return (long) PositionedVectored.PWRITEV.invokeExact(STATE.get(), fd, iov, count, offset);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int fdatasync(int fd) {
+        try {
+            return (int) PositionedVectored.FDATASYNC.invokeExact(STATE.get(), fd);
         } catch (Throwable t) {
             throw rethrow(t);
         }

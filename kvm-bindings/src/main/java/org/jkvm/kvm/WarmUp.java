@@ -25,7 +25,7 @@ public final class WarmUp {
     private static void initialise() {
         List<Class<?>> classes = List.of(Libc.class, Kvm.class, VmFd.class, VcpuFd.class, KvmRun.class,
                 HostUapi.ARCH == Arch.AARCH64 ? Arm64.class : X86.class, MappedMemory.class, DeviceFd.class,
-                EventFd.class, StatsFd.class, StatDescriptor.class, ContextSwitchMonitor.class);
+                EventFd.class, StatsFd.class, StatDescriptor.class, ContextSwitchMonitor.class, VectoredFile.class);
         MethodHandles.Lookup lookup = MethodHandles.lookup();
         try {
             for (Class<?> c : classes) lookup.ensureInitialized(c);

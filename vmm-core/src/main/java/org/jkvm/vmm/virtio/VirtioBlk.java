@@ -5,9 +5,8 @@ import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,14 +20,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jkvm.kvm.HolePuncher;
 import org.jkvm.kvm.KvmException;
+import org.jkvm.kvm.VectoredFile;
 import org.jkvm.vmm.config.Disk;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
- * virtio-blk (virtio 1.2, 5.2) over a raw image file: read, write, flush (fdatasync, through
- * {@link FileChannel#force}) and get-id, on one queue. A read-only disk refuses writes with an
- * I/O error, and so does the host when it fails: the guest sees VIRTIO_BLK_S_IOERR, the VMM goes on.
+ * virtio-blk (virtio 1.2, 5.2) over a raw image file: read, write, flush (fdatasync) and get-id,
+ * on one queue. A read or write moves all its guest buffers with one call ({@link VectoredFile}:
+ * preadv/pwritev), through the host's page cache, as QEMU's default cache=writeback does. A
+ * read-only disk refuses writes with an I/O error, and so does the host when it fails: the guest
+ * sees VIRTIO_BLK_S_IOERR, the VMM goes on.
  * Discard and write-zeroes punch holes in the image ({@link HolePuncher}), so the sectors read
  * as zeroes and the image's blocks go back to the host; they are offered only on a writable disk
  * whose file system punches holes (probed once, when the image is opened).
@@ -58,8 +60,6 @@ public final class VirtioBlk implements VirtioDevice {
     static final int IO_THREADS = 4;
     /** Reads and writes up to this many bytes run on the worker, not on the pool. */
     static final int INLINE_BYTES = 16 << 10;
-    /** The most bytes one file call moves: a descriptor may be up to 4 GiB, a ByteBuffer at most 2 GiB. */
-    private static final long CHUNK = 1 << 30;
     /** Bytes of the config space with the discard and write-zeroes limits (up to write_zeroes_may_unmap). */
     static final int CONFIG_BYTES = 60;
     /** The most sectors one discard or write-zeroes segment may cover (2 GiB), and segments per request. */
@@ -68,7 +68,7 @@ public final class VirtioBlk implements VirtioDevice {
     static final int RANGE_ALIGNMENT_SECTORS = 8;
 
     private final String name;
-    private final FileChannel file;
+    private final VectoredFile file;
     private final long sectors;
     private final boolean readOnly;
     private final byte[] id;
@@ -95,7 +95,7 @@ public final class VirtioBlk implements VirtioDevice {
     private record Done(int head, int written) { }
 
     /** The device carrying out requests on the caller's thread, one at a time. */
-    VirtioBlk(String name, FileChannel file, long sectors, boolean readOnly, String serial, HolePuncher holes) {
+    VirtioBlk(String name, VectoredFile file, long sectors, boolean readOnly, String serial, HolePuncher holes) {
         this(name, file, sectors, readOnly, serial, holes, Runnable::run, 0);
     }
 
@@ -103,7 +103,7 @@ public final class VirtioBlk implements VirtioDevice {
      * The device carrying out reads and writes of up to {@code inlineBytes} on the worker, other
      * requests on {@code io}; closing the device closes {@code io} if it is an {@link ExecutorService}.
      */
-    VirtioBlk(String name, FileChannel file, long sectors, boolean readOnly, String serial, HolePuncher holes, Executor io,
+    VirtioBlk(String name, VectoredFile file, long sectors, boolean readOnly, String serial, HolePuncher holes, Executor io,
               int inlineBytes) {
         this.io = io;
         this.inlineBytes = inlineBytes;
@@ -120,11 +120,10 @@ public final class VirtioBlk implements VirtioDevice {
      * a writable image is probed for hole punching, which discard needs.
      */
     public static VirtioBlk open(String name, Disk disk) throws IOException {
-        FileChannel f = disk.readOnly() ? FileChannel.open(disk.path(), StandardOpenOption.READ)
-                : FileChannel.open(disk.path(), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        long size = Files.size(disk.path());
+        VectoredFile f = VectoredFile.open(disk.path(), !disk.readOnly());
         HolePuncher holes = null;
         try {
-            long size = f.size();
             if (!disk.readOnly()) {
                 holes = HolePuncher.probe(disk.path(), size).orElse(null);
                 if (holes == null) LOG.log(Level.INFO, name + ": " + disk.path() + "'s file system cannot punch holes: discard not offered");
@@ -132,7 +131,7 @@ public final class VirtioBlk implements VirtioDevice {
             return new VirtioBlk(name, f, size / Disk.SECTOR, disk.readOnly(), disk.serial(), holes,
                     Executors.newFixedThreadPool(IO_THREADS, Thread.ofPlatform().name(name + "-io", 0).daemon().factory()),
                     INLINE_BYTES);
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             f.close();
             if (holes != null) holes.close();
             throw e;
@@ -263,7 +262,7 @@ public final class VirtioBlk implements VirtioDevice {
                     }
                     case BlkRequest.T_OUT -> status = readOnly ? S_IOERR : transfer(r.sector(), r.out(), true);
                     case BlkRequest.T_FLUSH -> {
-                        if (!readOnly) file.force(false);
+                        if (!readOnly) file.syncData();
                         status = S_OK;
                     }
                     case BlkRequest.T_GET_ID -> {
@@ -315,15 +314,10 @@ public final class VirtioBlk implements VirtioDevice {
             return S_IOERR;
         }
         long at = sector * Disk.SECTOR;
-        for (MemorySegment b : buffers) {
-            for (long off = 0; off < b.byteSize(); off += CHUNK) {
-                ByteBuffer bb = b.asSlice(off, Math.min(CHUNK, b.byteSize() - off)).asByteBuffer();
-                while (bb.hasRemaining()) {
-                    int n = write ? file.write(bb, at) : file.read(bb, at);
-                    if (n < 0) throw new IOException(name + ": the image ended at byte " + at + " (was it truncated?)");
-                    at += n;
-                }
-            }
+        long moved = write ? file.write(at, buffers) : file.read(at, buffers);
+        if (moved < bytes) {
+            throw new IOException(name + ": " + (write ? "writing" : "reading") + " " + bytes + " bytes at byte " + at
+                    + " stopped after " + moved + (write ? "" : ": the image ended (was it truncated?)"));
         }
         return S_OK;
     }
@@ -332,11 +326,7 @@ public final class VirtioBlk implements VirtioDevice {
     @Override
     public void close() {
         if (io instanceof ExecutorService pool) pool.close();
-        try {
-            file.close();
-        } catch (IOException e) {
-            LOG.log(Level.WARNING, name + ": closing the image failed", e);
-        }
+        file.close();
         if (holes != null) holes.close();
     }
 }

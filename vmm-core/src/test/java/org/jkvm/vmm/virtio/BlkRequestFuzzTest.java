@@ -2,14 +2,13 @@ package org.jkvm.vmm.virtio;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.jkvm.vmm.FuzzInput;
 import org.jkvm.kvm.HolePuncher;
+import org.jkvm.kvm.VectoredFile;
 import org.junit.jupiter.api.Tag;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -41,12 +40,8 @@ class BlkRequestFuzzTest {
     }
 
     private static VirtioBlk open() {
-        try {
-            return new VirtioBlk("virtio-blk-fuzz", FileChannel.open(IMAGE, StandardOpenOption.READ, StandardOpenOption.WRITE),
-                    SECTORS, false, "fuzz", HolePuncher.probe(IMAGE, SECTORS * 512L).orElse(null));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return new VirtioBlk("virtio-blk-fuzz", VectoredFile.open(IMAGE, true),
+                SECTORS, false, "fuzz", HolePuncher.probe(IMAGE, SECTORS * 512L).orElse(null));
     }
 
     @FuzzTest(maxDuration = "30s")

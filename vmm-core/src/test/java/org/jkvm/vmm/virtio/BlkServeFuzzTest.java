@@ -1,14 +1,13 @@
 package org.jkvm.vmm.virtio;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import org.jkvm.kvm.VectoredFile;
 import org.jkvm.vmm.FuzzInput;
 import org.junit.jupiter.api.Tag;
 
@@ -39,7 +38,7 @@ class BlkServeFuzzTest {
         // checked through the tasks: each runs once and wakes the worker once.
         List<Runnable> tasks = new ArrayList<>();
         AtomicInteger wakes = new AtomicInteger();
-        VirtioBlk blk = new VirtioBlk("virtio-blk-fuzz", FileChannel.open(IMAGE, StandardOpenOption.READ, StandardOpenOption.WRITE),
+        VirtioBlk blk = new VirtioBlk("virtio-blk-fuzz", VectoredFile.open(IMAGE, true),
                 SECTORS, false, "fuzz", null, tasks::add, -1); // nothing on the worker: every request is a task
         blk.attach(wakes::incrementAndGet);
         try (blk) {

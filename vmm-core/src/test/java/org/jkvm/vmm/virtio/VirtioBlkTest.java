@@ -3,15 +3,14 @@ package org.jkvm.vmm.virtio;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jkvm.kvm.VectoredFile;
 import org.jkvm.vmm.config.Disk;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,9 +50,7 @@ class VirtioBlkTest {
     }
 
     private VirtioBlk device(boolean readOnly) throws IOException {
-        FileChannel f = readOnly ? FileChannel.open(image, StandardOpenOption.READ)
-                : FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        return new VirtioBlk("virtio-blk0", f, SECTORS, readOnly, "jkvm-test-disk", null);
+        return new VirtioBlk("virtio-blk0", VectoredFile.open(image, !readOnly), SECTORS, readOnly, "jkvm-test-disk", null);
     }
 
     /** The device as {@link VirtioBlk#open} makes it, discard offered when the file system punches holes. */
@@ -292,8 +289,7 @@ class VirtioBlkTest {
 
     /** The same, reads and writes of up to {@code inlineBytes} carried out at once. */
     private VirtioBlk deferred(List<Runnable> tasks, int inlineBytes) throws IOException {
-        FileChannel f = FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        return new VirtioBlk("virtio-blk0", f, SECTORS, false, "jkvm-test-disk", null, tasks::add, inlineBytes);
+        return new VirtioBlk("virtio-blk0", VectoredFile.open(image, true), SECTORS, false, "jkvm-test-disk", null, tasks::add, inlineBytes);
     }
 
     @Test

@@ -4343,6 +4343,15 @@ public class KvmArm64 extends KvmArm64$shared {
     public static int TCSETS() {
         return TCSETS;
     }
+    private static final int UIO_MAXIOV = (int)1024L;
+    /**
+     * {@snippet lang=c :
+     * #define UIO_MAXIOV 1024
+     * }
+     */
+    public static int UIO_MAXIOV() {
+        return UIO_MAXIOV;
+    }
     private static final int KVM_REG_ARM_STD_BIT_TRNG_V1_0 = (int)0L;
     /**
      * {@snippet lang=c :

@@ -3191,6 +3191,15 @@ public class KvmX86 extends KvmX86$shared {
     public static int TCSETS() {
         return TCSETS;
     }
+    private static final int UIO_MAXIOV = (int)1024L;
+    /**
+     * {@snippet lang=c :
+     * #define UIO_MAXIOV 1024
+     * }
+     */
+    public static int UIO_MAXIOV() {
+        return UIO_MAXIOV;
+    }
     private static final int KVM_DEV_TYPE_FSL_MPIC_20 = (int)1L;
     /**
      * {@snippet lang=c :

@@ -1,0 +1,118 @@
+package org.jkvm.kvm;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** preadv/pwritev on a real file in the temporary directory, buffers in native memory. */
+@Tag("unit")
+class VectoredFileTest {
+    private final Arena arena = Arena.ofAuto();
+
+    @Test
+    void writesTheBuffersInOrderAtTheOffsetAndReadsThemBack(@TempDir Path tmp) throws IOException {
+        Path f = Files.write(tmp.resolve("image"), new byte[8192]);
+        List<MemorySegment> out = List.of(pattern(512, 1), pattern(0, 0), pattern(4096, 2), pattern(3, 3));
+        try (VectoredFile v = VectoredFile.open(f, true)) {
+            assertEquals(4611, v.write(1000, out));
+            v.syncData();
+            byte[] expected = new byte[8192];
+            System.arraycopy(concat(out), 0, expected, 1000, 4611);
+            assertArrayEquals(expected, Files.readAllBytes(f));
+
+            List<MemorySegment> in = List.of(arena.allocate(7), arena.allocate(0), arena.allocate(4604));
+            assertEquals(4611, v.read(1000, in));
+            assertArrayEquals(concat(out), concat(in));
+        }
+    }
+
+    @Test
+    void moreBuffersThanOneCallTakesGoInSeveralCalls(@TempDir Path tmp) throws IOException {
+        int count = VectoredFile.MAX_BUFFERS * 2 + 5;
+        Path f = Files.write(tmp.resolve("image"), new byte[count * 3 + 1]);
+        List<MemorySegment> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) out.add(pattern(3, i));
+        try (VectoredFile v = VectoredFile.open(f, true)) {
+            assertEquals(count * 3L, v.write(1, out));
+            List<MemorySegment> in = new ArrayList<>();
+            for (int i = 0; i < count; i++) in.add(arena.allocate(3));
+            assertEquals(count * 3L, v.read(1, in));
+            assertArrayEquals(concat(out), concat(in));
+        }
+        byte[] file = Files.readAllBytes(f);
+        assertEquals(0, file[0]);
+        assertArrayEquals(concat(out), Arrays.copyOfRange(file, 1, file.length));
+    }
+
+    @Test
+    void aReadPastTheEndIsShortAndFillsWhatTheFileHolds(@TempDir Path tmp) throws IOException {
+        byte[] data = concat(List.of(pattern(1500, 9)));
+        Path f = Files.write(tmp.resolve("image"), data);
+        try (VectoredFile v = VectoredFile.open(f, false)) {
+            MemorySegment a = arena.allocate(600), b = arena.allocate(1024);
+            b.fill((byte) 0x77);
+            assertEquals(1000, v.read(500, List.of(a, b)), "the file ends inside the second buffer");
+            assertArrayEquals(Arrays.copyOfRange(data, 500, 1500), concat(List.of(a, b.asSlice(0, 400))));
+            assertEquals(0x77, b.get(JAVA_BYTE, 400), "bytes past the end are left as they were");
+            assertEquals(0, v.read(1500, List.of(a)), "at the end");
+            assertEquals(0, v.read(5000, List.of(a)), "past the end");
+        }
+    }
+
+    @Test
+    void aFailedCallCarriesItsNameFileOffsetAndErrno(@TempDir Path tmp) throws IOException {
+        Path f = Files.write(tmp.resolve("image"), new byte[4096]);
+        try (VectoredFile v = VectoredFile.open(f, false)) {
+            KvmException e = assertThrows(KvmException.class, () -> v.write(512, List.of(pattern(512, 1), pattern(512, 2))));
+            assertEquals("EBADF", e.errnoName());
+            assertEquals("pwritev(" + f + ", offset 512, 2 buffers)", e.getMessage().substring(0, e.getMessage().indexOf(": ")));
+        }
+        assertArrayEquals(new byte[4096], Files.readAllBytes(f), "a read-only file is left as it was");
+        KvmException missing = assertThrows(KvmException.class, () -> VectoredFile.open(tmp.resolve("absent"), true));
+        assertEquals("ENOENT", missing.errnoName());
+        assertTrue(missing.getMessage().startsWith("open(" + tmp.resolve("absent") + ", O_RDWR)"), missing.getMessage());
+    }
+
+    @Test
+    void noBuffersMoveNothing(@TempDir Path tmp) throws IOException {
+        Path f = Files.write(tmp.resolve("image"), new byte[16]);
+        try (VectoredFile v = VectoredFile.open(f, true)) {
+            assertEquals(0, v.write(0, List.of()));
+            assertEquals(0, v.read(0, List.of(arena.allocate(0))));
+        }
+    }
+
+    /** {@code size} native bytes counting up from {@code seed}. */
+    private MemorySegment pattern(int size, int seed) {
+        MemorySegment s = arena.allocate(Math.max(size, 1)).asSlice(0, size);
+        for (int i = 0; i < size; i++) s.set(JAVA_BYTE, i, (byte) (seed * 31 + i));
+        return s;
+    }
+
+    private static byte[] concat(List<MemorySegment> buffers) {
+        long total = 0;
+        for (MemorySegment b : buffers) total += b.byteSize();
+        byte[] all = new byte[(int) total];
+        int at = 0;
+        for (MemorySegment b : buffers) {
+            MemorySegment.copy(b, JAVA_BYTE, 0, all, at, (int) b.byteSize());
+            at += (int) b.byteSize();
+        }
+        return all;
+    }
+}
