@@ -4,9 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
@@ -16,16 +14,14 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * come from different threads; each direction is used by one thread at a time.
  */
 public final class FrameFd implements AutoCloseable {
-    /** The most buffers one frame may span (a virtqueue's chain is at most its size, 256 here; IOV_MAX is 1024). */
-    public static final int MAX_BUFFERS = 1024;
-    /** struct iovec on LP64: void *iov_base; size_t iov_len. */
-    private static final long IOVEC_BYTES = 16;
+    /** The most buffers one frame may span (UIO_MAXIOV; a virtqueue's chain is at most its size, 256 here). */
+    public static final int MAX_BUFFERS = Iovecs.MAX;
 
     private final int fd;
     private final String what;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment readIov = arena.allocate(IOVEC_BYTES * MAX_BUFFERS, 8);
-    private final MemorySegment writeIov = arena.allocate(IOVEC_BYTES * MAX_BUFFERS, 8);
+    private final MemorySegment readIov = Iovecs.allocate(arena, MAX_BUFFERS);
+    private final MemorySegment writeIov = Iovecs.allocate(arena, MAX_BUFFERS);
     private final MemorySegment pollFds = arena.allocate(2 * Libc.POLLFD_BYTES, 8);
     private boolean closed;
 
@@ -80,11 +76,7 @@ public final class FrameFd implements AutoCloseable {
     private static int fill(MemorySegment iov, List<MemorySegment> buffers) {
         int n = buffers.size();
         if (n > MAX_BUFFERS) throw new IllegalArgumentException(n + " buffers: a frame spans at most " + MAX_BUFFERS);
-        for (int i = 0; i < n; i++) {
-            MemorySegment b = buffers.get(i);
-            iov.set(ADDRESS, i * IOVEC_BYTES, b);
-            iov.set(JAVA_LONG, i * IOVEC_BYTES + 8, b.byteSize());
-        }
+        for (int i = 0; i < n; i++) Iovecs.set(iov, i, buffers.get(i));
         return n;
     }
 

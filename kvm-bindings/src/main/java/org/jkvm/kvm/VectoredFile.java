@@ -1,9 +1,7 @@
 package org.jkvm.kvm;
 
-import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -16,12 +14,7 @@ import java.util.List;
  */
 public final class VectoredFile implements AutoCloseable {
     /** The most buffers one call takes (UIO_MAXIOV); a longer list takes several calls. */
-    static final int MAX_BUFFERS = (int) HostUapi.constant("UIO_MAXIOV");
-    private static final long IOVEC_BYTES = HostUapi.struct("iovec").byteSize();
-    private static final long IOV_BASE = HostUapi.offset("iovec", "iov_base");
-    private static final long IOV_LEN = HostUapi.offset("iovec", "iov_len");
-    private static final AddressLayout BASE = (AddressLayout) HostUapi.member("iovec", "iov_base");
-    private static final ValueLayout.OfLong LEN = (ValueLayout.OfLong) HostUapi.member("iovec", "iov_len");
+    static final int MAX_BUFFERS = Iovecs.MAX;
 
     private final int fd;
     private final Path path;
@@ -71,7 +64,7 @@ public final class VectoredFile implements AutoCloseable {
         int first = 0;
         long skip = 0;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment iov = arena.allocate(IOVEC_BYTES * Math.clamp(buffers.size(), 1, MAX_BUFFERS), 8);
+            MemorySegment iov = Iovecs.allocate(arena, Math.min(buffers.size(), MAX_BUFFERS));
             while (done < total) {
                 int count = fill(iov, buffers, first, skip);
                 long n = write ? Libc.pwritev(fd, iov, count, offset + done) : Libc.preadv(fd, iov, count, offset + done);
@@ -102,9 +95,7 @@ public final class VectoredFile implements AutoCloseable {
         int count = Math.min(buffers.size() - first, MAX_BUFFERS);
         for (int i = 0; i < count; i++) {
             MemorySegment b = buffers.get(first + i);
-            long from = i == 0 ? skip : 0;
-            iov.set(BASE, i * IOVEC_BYTES + IOV_BASE, b.asSlice(from));
-            iov.set(LEN, i * IOVEC_BYTES + IOV_LEN, b.byteSize() - from);
+            Iovecs.set(iov, i, i == 0 ? b.asSlice(skip) : b);
         }
         return count;
     }
