@@ -21,15 +21,15 @@ public final class VcpuFd extends KvmFd {
     /** SIGURG: its default action is to do nothing, so a stray one can never harm the process. */
     public static final int KICK_SIGNAL = 23;
 
-    private static final long RUN = HostUapi.request("KVM_RUN");
-    private static final long GET_ONE_REG = HostUapi.request("KVM_GET_ONE_REG");
-    private static final long SET_ONE_REG = HostUapi.request("KVM_SET_ONE_REG");
-    private static final long SET_SIGNAL_MASK = HostUapi.request("KVM_SET_SIGNAL_MASK");
-    private static final GroupLayout ONE_REG = HostUapi.struct("kvm_one_reg");
-    private static final long OR_ID = HostUapi.offset("kvm_one_reg", "id");
-    private static final long OR_ADDR = HostUapi.offset("kvm_one_reg", "addr");
-    private static final long SIGNAL_MASK_LEN = HostUapi.offset("kvm_signal_mask", "len");
-    private static final long SIGNAL_MASK_SET = HostUapi.offset("kvm_signal_mask", "sigset");
+    private static final long RUN = HostUapi.request(UapiConstant.KVM_RUN);
+    private static final long GET_ONE_REG = HostUapi.request(UapiConstant.KVM_GET_ONE_REG);
+    private static final long SET_ONE_REG = HostUapi.request(UapiConstant.KVM_SET_ONE_REG);
+    private static final long SET_SIGNAL_MASK = HostUapi.request(UapiConstant.KVM_SET_SIGNAL_MASK);
+    private static final GroupLayout ONE_REG = HostUapi.struct(UapiStruct.kvm_one_reg);
+    private static final long OR_ID = HostUapi.offset(UapiStruct.kvm_one_reg, "id");
+    private static final long OR_ADDR = HostUapi.offset(UapiStruct.kvm_one_reg, "addr");
+    private static final long SIGNAL_MASK_LEN = HostUapi.offset(UapiStruct.kvm_signal_mask, "len");
+    private static final long SIGNAL_MASK_SET = HostUapi.offset(UapiStruct.kvm_signal_mask, "sigset");
     /** The kernel's sigset is one 64-bit word: bit n-1 is signal n. */
     private static final int KERNEL_SIGSET_BYTES = 8;
 

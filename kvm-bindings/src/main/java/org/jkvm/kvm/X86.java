@@ -61,7 +61,7 @@ final class X86 {
 
     private static MemorySegment msrs(Arena a, int[] indices) {
         long entry = kvm_msr_entry.layout().byteSize();
-        long header = HostUapi.offset("kvm_msrs", "entries");
+        long header = kvm_msrs.entries$offset();
         MemorySegment m = a.allocate(header + indices.length * entry, 8);
         kvm_msrs.nmsrs(m, indices.length);
         for (int i = 0; i < indices.length; i++) {
@@ -80,7 +80,7 @@ final class X86 {
                         + indices.length + " MSRs; MSR 0x" + Integer.toHexString(indices[n]) + " is not supported");
             }
             long entry = kvm_msr_entry.layout().byteSize();
-            long header = HostUapi.offset("kvm_msrs", "entries");
+            long header = kvm_msrs.entries$offset();
             long[] values = new long[n];
             for (int i = 0; i < n; i++) values[i] = kvm_msr_entry.data(m.asSlice(header + i * entry, entry));
             return values;
@@ -93,7 +93,7 @@ final class X86 {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = msrs(a, indices);
             long entry = kvm_msr_entry.layout().byteSize();
-            long header = HostUapi.offset("kvm_msrs", "entries");
+            long header = kvm_msrs.entries$offset();
             for (int i = 0; i < values.length; i++) kvm_msr_entry.data(m.asSlice(header + i * entry, entry), values[i]);
             int n = vcpu.ioctl("KVM_SET_MSRS", HostUapi.unsigned(KvmX86.KVM_SET_MSRS()), m, indices.length + " msrs");
             if (n != indices.length) {
