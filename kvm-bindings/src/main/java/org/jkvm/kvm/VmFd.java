@@ -80,6 +80,15 @@ public final class VmFd extends KvmFd {
     }
 
     /**
+     * KVM_CREATE_IRQCHIP (x86_64): the in-kernel PIC, IOAPIC and local APICs, so a halted vCPU
+     * and an application processor waiting for its start-up IPI wait inside KVM_RUN. Call it
+     * before creating vCPUs.
+     */
+    public void createX86Irqchip() {
+        X86.createIrqchip(this);
+    }
+
+    /**
      * The arm64 VM type for a guest physical address space of {@code bits} bits,
      * KVM_VM_TYPE_ARM_IPA_SIZE(bits).
      */

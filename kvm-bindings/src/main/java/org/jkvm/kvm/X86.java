@@ -11,7 +11,7 @@ import org.jkvm.kvm.sys.x86_64.kvm_msrs;
 import org.jkvm.kvm.sys.x86_64.kvm_regs;
 import org.jkvm.kvm.sys.x86_64.kvm_sregs;
 
-/** The x86_64-only ioctls behind {@link Kvm} and {@link VcpuFd}. */
+/** The x86_64-only ioctls behind {@link Kvm}, {@link VmFd} and {@link VcpuFd}. */
 final class X86 {
     private X86() {}
 
@@ -19,6 +19,11 @@ final class X86 {
         if (HostUapi.ARCH != Arch.X86_64) {
             throw new UnsupportedOperationException(ioctl + " exists on x86_64 hosts only; this is " + HostUapi.ARCH);
         }
+    }
+
+    static void createIrqchip(VmFd vm) {
+        requireHost("KVM_CREATE_IRQCHIP");
+        vm.ioctl("KVM_CREATE_IRQCHIP", HostUapi.unsigned(KvmX86.KVM_CREATE_IRQCHIP()), 0L);
     }
 
     static MemorySegment supportedCpuid(Kvm kvm, Arena arena, int maxEntries) {
