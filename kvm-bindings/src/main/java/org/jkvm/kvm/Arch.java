@@ -5,27 +5,9 @@ import java.util.Locale;
 /** The host architectures jkvm has generated KVM bindings for. */
 public enum Arch {
     /** x86_64 (amd64); its bindings live in {@code org.jkvm.kvm.sys.x86_64}. */
-    X86_64("org.jkvm.kvm.sys.x86_64", "KvmX86"),
+    X86_64,
     /** arm64 (aarch64); its bindings live in {@code org.jkvm.kvm.sys.aarch64}. */
-    AARCH64("org.jkvm.kvm.sys.aarch64", "KvmArm64");
-
-    private final String bindingsPackage;
-    private final String headerClass;
-
-    Arch(String bindingsPackage, String headerClass) {
-        this.bindingsPackage = bindingsPackage;
-        this.headerClass = headerClass;
-    }
-
-    /** The Java package of this architecture's generated bindings. */
-    public String bindingsPackage() {
-        return bindingsPackage;
-    }
-
-    /** The generated class holding this architecture's constants. */
-    public String headerClassName() {
-        return bindingsPackage + "." + headerClass;
-    }
+    AARCH64;
 
     /** The architecture this JVM runs on, from {@code os.arch}. */
     public static Arch host() {

@@ -16,10 +16,22 @@ public enum Capability {
     ARM_PTRAUTH_GENERIC, ARM_USER_IRQ, ARM_NISV_TO_USER, ARM_INJECT_EXT_DABT, ARM_SYSTEM_SUSPEND,
     ARM_EL1_32BIT, ARM_MTE, VCPU_ATTRIBUTES;
 
-    private final int number = (int) HostUapi.constant("KVM_CAP_" + name());
+    /**
+     * The numbers by ordinal, read on first use rather than while the constants are made: the
+     * architecture's switch over this enum needs every constant to exist.
+     */
+    private static final class Numbers {
+        static final int[] BY_ORDINAL;
+
+        static {
+            Capability[] all = values();
+            BY_ORDINAL = new int[all.length];
+            for (Capability c : all) BY_ORDINAL[c.ordinal()] = HostUapi.capability(c);
+        }
+    }
 
     /** The capability's KVM_CAP_* number. */
     public int number() {
-        return number;
+        return Numbers.BY_ORDINAL[ordinal()];
     }
 }

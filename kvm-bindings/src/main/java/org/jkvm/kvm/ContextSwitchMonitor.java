@@ -52,46 +52,47 @@ public final class ContextSwitchMonitor implements AutoCloseable {
     /** Default ring size: 2^3 data pages (32 KiB with 4 KiB pages: about 1300 switch records). */
     public static final int DEFAULT_DATA_PAGES_LOG2 = 3;
 
-    private static final long NR_PERF_EVENT_OPEN = HostUapi.constant("__NR_perf_event_open");
-    private static final int TYPE_SOFTWARE = (int) HostUapi.constant("PERF_TYPE_SOFTWARE");
-    private static final long SW_DUMMY = HostUapi.constant("PERF_COUNT_SW_DUMMY");
-    private static final long SAMPLE_TID = HostUapi.constant("PERF_SAMPLE_TID");
-    private static final long SAMPLE_TIME = HostUapi.constant("PERF_SAMPLE_TIME");
-    private static final long FLAG_FD_CLOEXEC = HostUapi.constant("PERF_FLAG_FD_CLOEXEC");
-    private static final int CLOCK_MONOTONIC = (int) HostUapi.constant("CLOCK_MONOTONIC");
-    private static final long IOC_ENABLE = HostUapi.request("PERF_EVENT_IOC_ENABLE");
-    private static final long IOC_DISABLE = HostUapi.request("PERF_EVENT_IOC_DISABLE");
-    private static final int RECORD_SWITCH = (int) HostUapi.constant("PERF_RECORD_SWITCH");
-    private static final int RECORD_SWITCH_CPU_WIDE = (int) HostUapi.constant("PERF_RECORD_SWITCH_CPU_WIDE");
-    private static final int RECORD_LOST = (int) HostUapi.constant("PERF_RECORD_LOST");
-    private static final int MISC_SWITCH_OUT = (int) HostUapi.constant("PERF_RECORD_MISC_SWITCH_OUT");
-    private static final int MISC_SWITCH_OUT_PREEMPT = (int) HostUapi.constant("PERF_RECORD_MISC_SWITCH_OUT_PREEMPT");
+    private static final long NR_PERF_EVENT_OPEN = HostUapi.constant(UapiConstant.__NR_perf_event_open);
+    private static final int TYPE_SOFTWARE = (int) HostUapi.constant(UapiConstant.PERF_TYPE_SOFTWARE);
+    private static final long SW_DUMMY = HostUapi.constant(UapiConstant.PERF_COUNT_SW_DUMMY);
+    private static final long SAMPLE_TID = HostUapi.constant(UapiConstant.PERF_SAMPLE_TID);
+    private static final long SAMPLE_TIME = HostUapi.constant(UapiConstant.PERF_SAMPLE_TIME);
+    private static final long FLAG_FD_CLOEXEC = HostUapi.constant(UapiConstant.PERF_FLAG_FD_CLOEXEC);
+    private static final int CLOCK_MONOTONIC = (int) HostUapi.constant(UapiConstant.CLOCK_MONOTONIC);
+    private static final long IOC_ENABLE = HostUapi.request(UapiConstant.PERF_EVENT_IOC_ENABLE);
+    private static final long IOC_DISABLE = HostUapi.request(UapiConstant.PERF_EVENT_IOC_DISABLE);
+    private static final int RECORD_SWITCH = (int) HostUapi.constant(UapiConstant.PERF_RECORD_SWITCH);
+    private static final int RECORD_SWITCH_CPU_WIDE = (int) HostUapi.constant(UapiConstant.PERF_RECORD_SWITCH_CPU_WIDE);
+    private static final int RECORD_LOST = (int) HostUapi.constant(UapiConstant.PERF_RECORD_LOST);
+    private static final int MISC_SWITCH_OUT = (int) HostUapi.constant(UapiConstant.PERF_RECORD_MISC_SWITCH_OUT);
+    private static final int MISC_SWITCH_OUT_PREEMPT =
+            (int) HostUapi.constant(UapiConstant.PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 
-    private static final long ATTR_BYTES = HostUapi.struct("perf_event_attr").byteSize();
-    private static final long ATTR_TYPE = HostUapi.offset("perf_event_attr", "type");
-    private static final long ATTR_SIZE = HostUapi.offset("perf_event_attr", "size");
-    private static final long ATTR_CONFIG = HostUapi.offset("perf_event_attr", "config");
-    private static final long ATTR_SAMPLE_TYPE = HostUapi.offset("perf_event_attr", "sample_type");
-    private static final long ATTR_WAKEUP_WATERMARK = HostUapi.offset("perf_event_attr", "wakeup_watermark");
-    private static final long ATTR_CLOCKID = HostUapi.offset("perf_event_attr", "clockid");
+    private static final long ATTR_BYTES = HostUapi.struct(UapiStruct.perf_event_attr).byteSize();
+    private static final long ATTR_TYPE = HostUapi.offset(UapiStruct.perf_event_attr, "type");
+    private static final long ATTR_SIZE = HostUapi.offset(UapiStruct.perf_event_attr, "size");
+    private static final long ATTR_CONFIG = HostUapi.offset(UapiStruct.perf_event_attr, "config");
+    private static final long ATTR_SAMPLE_TYPE = HostUapi.offset(UapiStruct.perf_event_attr, "sample_type");
+    private static final long ATTR_WAKEUP_WATERMARK = HostUapi.offset(UapiStruct.perf_event_attr, "wakeup_watermark");
+    private static final long ATTR_CLOCKID = HostUapi.offset(UapiStruct.perf_event_attr, "clockid");
     /** The bitfield word jextract leaves as padding; its bits are jkvm_perf.h's masks. */
-    private static final long ATTR_FLAGS = HostUapi.constant("JKVM_PERF_ATTR_FLAGS_OFFSET");
-    private static final long ATTR_FLAG_BITS = HostUapi.constant("JKVM_PERF_ATTR_FLAG_DISABLED")
-            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_EXCLUDE_KERNEL")
-            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_EXCLUDE_HV")
-            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_WATERMARK")
-            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_SAMPLE_ID_ALL")
-            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_USE_CLOCKID")
-            | HostUapi.constant("JKVM_PERF_ATTR_FLAG_CONTEXT_SWITCH");
+    private static final long ATTR_FLAGS = HostUapi.constant(UapiConstant.JKVM_PERF_ATTR_FLAGS_OFFSET);
+    private static final long ATTR_FLAG_BITS = HostUapi.constant(UapiConstant.JKVM_PERF_ATTR_FLAG_DISABLED)
+            | HostUapi.constant(UapiConstant.JKVM_PERF_ATTR_FLAG_EXCLUDE_KERNEL)
+            | HostUapi.constant(UapiConstant.JKVM_PERF_ATTR_FLAG_EXCLUDE_HV)
+            | HostUapi.constant(UapiConstant.JKVM_PERF_ATTR_FLAG_WATERMARK)
+            | HostUapi.constant(UapiConstant.JKVM_PERF_ATTR_FLAG_SAMPLE_ID_ALL)
+            | HostUapi.constant(UapiConstant.JKVM_PERF_ATTR_FLAG_USE_CLOCKID)
+            | HostUapi.constant(UapiConstant.JKVM_PERF_ATTR_FLAG_CONTEXT_SWITCH);
 
-    private static final long PAGE_DATA_HEAD = HostUapi.offset("perf_event_mmap_page", "data_head");
-    private static final long PAGE_DATA_TAIL = HostUapi.offset("perf_event_mmap_page", "data_tail");
-    private static final long PAGE_DATA_OFFSET = HostUapi.offset("perf_event_mmap_page", "data_offset");
-    private static final long PAGE_DATA_SIZE = HostUapi.offset("perf_event_mmap_page", "data_size");
-    private static final long HDR_TYPE = HostUapi.offset("perf_event_header", "type");
-    private static final long HDR_MISC = HostUapi.offset("perf_event_header", "misc");
-    private static final long HDR_SIZE = HostUapi.offset("perf_event_header", "size");
-    private static final long HDR_BYTES = HostUapi.struct("perf_event_header").byteSize();
+    private static final long PAGE_DATA_HEAD = HostUapi.offset(UapiStruct.perf_event_mmap_page, "data_head");
+    private static final long PAGE_DATA_TAIL = HostUapi.offset(UapiStruct.perf_event_mmap_page, "data_tail");
+    private static final long PAGE_DATA_OFFSET = HostUapi.offset(UapiStruct.perf_event_mmap_page, "data_offset");
+    private static final long PAGE_DATA_SIZE = HostUapi.offset(UapiStruct.perf_event_mmap_page, "data_size");
+    private static final long HDR_TYPE = HostUapi.offset(UapiStruct.perf_event_header, "type");
+    private static final long HDR_MISC = HostUapi.offset(UapiStruct.perf_event_header, "misc");
+    private static final long HDR_SIZE = HostUapi.offset(UapiStruct.perf_event_header, "size");
+    private static final long HDR_BYTES = HostUapi.struct(UapiStruct.perf_event_header).byteSize();
     /**
      * Every non-sample record ends with a struct sample_id holding the fields sample_type
      * selects, in ABI order: {u32 pid, tid} for TID, then u64 time for TIME. So the time is the

@@ -11,24 +11,34 @@ public enum ExitReason {
     ARM_NISV, X86_RDMSR, X86_WRMSR, DIRTY_RING_FULL, AP_RESET_HOLD, X86_BUS_LOCK, XEN,
     RISCV_SBI, RISCV_CSR, NOTIFY, LOONGARCH_IOCSR, MEMORY_FAULT;
 
-    private static final ExitReason[] BY_NUMBER;
+    /**
+     * The numbers, read on first use rather than while the constants are made: the
+     * architecture's switch over this enum needs every constant to exist.
+     */
+    private static final class Numbers {
+        static final int[] BY_ORDINAL;
+        static final ExitReason[] BY_NUMBER;
 
-    static {
-        int max = 0;
-        for (ExitReason r : values()) max = Math.max(max, r.number);
-        BY_NUMBER = new ExitReason[max + 1];
-        for (ExitReason r : values()) BY_NUMBER[r.number] = r;
+        static {
+            ExitReason[] all = values();
+            BY_ORDINAL = new int[all.length];
+            int max = 0;
+            for (ExitReason r : all) {
+                BY_ORDINAL[r.ordinal()] = HostUapi.exitReason(r);
+                max = Math.max(max, BY_ORDINAL[r.ordinal()]);
+            }
+            BY_NUMBER = new ExitReason[max + 1];
+            for (ExitReason r : all) BY_NUMBER[BY_ORDINAL[r.ordinal()]] = r;
+        }
     }
-
-    private final int number = (int) HostUapi.constant("KVM_EXIT_" + name());
 
     /** The KVM_EXIT_* number. */
     public int number() {
-        return number;
+        return Numbers.BY_ORDINAL[ordinal()];
     }
 
     /** The reason for a KVM_EXIT_* number; null for a number this jkvm does not know. */
     public static ExitReason of(int number) {
-        return number >= 0 && number < BY_NUMBER.length ? BY_NUMBER[number] : null;
+        return number >= 0 && number < Numbers.BY_NUMBER.length ? Numbers.BY_NUMBER[number] : null;
     }
 }

@@ -10,7 +10,8 @@ import java.util.Optional;
  * use it on the disk image. Holds its own descriptor of the file, opened for writing.
  */
 public final class HolePuncher implements AutoCloseable {
-    private static final int MODE = (int) (HostUapi.constant("FALLOC_FL_PUNCH_HOLE") | HostUapi.constant("FALLOC_FL_KEEP_SIZE"));
+    private static final int MODE = (int) (HostUapi.constant(UapiConstant.FALLOC_FL_PUNCH_HOLE)
+            | HostUapi.constant(UapiConstant.FALLOC_FL_KEEP_SIZE));
 
     private final int fd;
     private final Path path;

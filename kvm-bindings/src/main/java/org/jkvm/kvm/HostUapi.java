@@ -3,31 +3,36 @@ package org.jkvm.kvm;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemoryLayout.PathElement;
-import java.lang.reflect.InvocationTargetException;
 
 /**
- * The generated uapi constants and layouts of the host's architecture, looked up by their C
- * names. Code shared by both architectures reads the ioctl numbers and struct layouts through
- * here, once, into static finals, so it never copies a number and never names one
- * architecture's generated classes. Architecture-specific code uses its generated classes
- * directly.
+ * The generated uapi constants and layouts of the host's architecture. Code shared by both
+ * architectures reads the ioctl numbers and struct layouts through here, once, into static
+ * finals, so it never copies a number and never names one architecture's generated classes;
+ * the architecture's {@link Uapi} is picked once and answers by direct calls, without
+ * reflection. Architecture-specific code uses its generated classes directly.
  */
 final class HostUapi {
     private HostUapi() {}
 
     static final Arch ARCH = Arch.host();
+    private static final Uapi HOST = of(ARCH);
+
+    /** The generated values of an architecture. */
+    static Uapi of(Arch arch) {
+        return arch == Arch.AARCH64 ? new Arm64Uapi() : new X86Uapi();
+    }
 
     /** The value of a generated constant (a macro or enum value) of the host architecture. */
-    static long constant(String name) {
-        return constant(ARCH, name);
+    static long constant(UapiConstant c) {
+        return HOST.constant(c);
     }
 
     /**
      * An ioctl request number. The generated constants are C {@code unsigned int}s, which Java
      * sees as negative for _IOR/_IOWR requests; the request is the unsigned value.
      */
-    static long request(String name) {
-        return unsigned(constant(name));
+    static long request(UapiConstant c) {
+        return unsigned(constant(c));
     }
 
     /** The unsigned 32-bit value of a generated ioctl request constant. */
@@ -35,57 +40,46 @@ final class HostUapi {
         return request & 0xFFFF_FFFFL;
     }
 
-    static long constant(Arch arch, String name) {
-        try {
-            Object v = Class.forName(arch.headerClassName()).getMethod(name).invoke(null);
-            return switch (v) {
-                case Integer i -> i;
-                case Long l -> l;
-                case Short s -> s;
-                case Byte b -> b;
-                default -> throw new IllegalStateException(name + " is not an integer constant: " + v);
-            };
-        } catch (ClassNotFoundException | NoSuchMethodException | IllegalAccessException e) {
-            throw new IllegalStateException("generated bindings for " + arch + " lack " + name, e);
-        } catch (InvocationTargetException e) {
-            throw new IllegalStateException("reading " + name + " failed", e.getCause());
-        }
+    /** The host's KVM_EXIT_* number of an exit reason. */
+    static int exitReason(ExitReason r) {
+        return HOST.exitReason(r);
+    }
+
+    /** The host's KVM_CAP_* number of a capability. */
+    static int capability(Capability c) {
+        return HOST.capability(c);
     }
 
     /** The generated layout of a C struct of the host architecture. */
-    static GroupLayout struct(String name) {
-        try {
-            Class<?> c = Class.forName(ARCH.bindingsPackage() + "." + name);
-            return (GroupLayout) c.getMethod("layout").invoke(null);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("generated bindings for " + ARCH + " lack struct " + name, e);
-        }
+    static GroupLayout struct(UapiStruct s) {
+        return HOST.struct(s);
     }
 
     /**
      * The byte offset of a (possibly nested) member, looking through anonymous unions and
-     * structs as C does: {@code offset("kvm_run", "mmio", "len")}.
+     * structs as C does: {@code offset(kvm_run, "mmio", "len")}.
      */
-    static long offset(String struct, String... path) {
-        return resolve(struct, path).offset();
+    static long offset(UapiStruct s, String... path) {
+        return offset(HOST.struct(s), path);
     }
 
-    /** The layout of a (possibly nested) member; see {@link #offset}. */
-    static MemoryLayout member(String struct, String... path) {
-        return resolve(struct, path).layout();
+    /** The byte offset of a (possibly nested) member of a generated layout; see above. */
+    static long offset(GroupLayout struct, String... path) {
+        return resolve(struct, path).offset();
     }
 
     private record Member(long offset, MemoryLayout layout) {}
 
-    private static Member resolve(String struct, String... path) {
-        Member m = new Member(0, struct(struct));
+    private static Member resolve(GroupLayout struct, String... path) {
+        Member m = new Member(0, struct);
+        String structName = struct.name().orElse("struct");
         for (String name : path) {
             if (!(m.layout() instanceof GroupLayout g)) {
-                throw new IllegalStateException(struct + ": " + name + " is inside a non-struct member");
+                throw new IllegalStateException(structName + ": " + name + " is inside a non-struct member");
             }
             Member child = find(g, name);
             if (child == null) {
-                throw new IllegalStateException("struct " + struct + " has no member "
+                throw new IllegalStateException("struct " + structName + " has no member "
                         + String.join(".", path) + " in the generated bindings for " + ARCH);
             }
             m = new Member(m.offset() + child.offset(), child.layout());

@@ -16,11 +16,11 @@ public final class Kvm extends KvmFd {
     /** Where KVM lives on Linux. */
     public static final Path DEFAULT_PATH = Path.of("/dev/kvm");
 
-    private static final long GET_API_VERSION = HostUapi.request("KVM_GET_API_VERSION");
-    private static final long CREATE_VM = HostUapi.request("KVM_CREATE_VM");
-    private static final long CHECK_EXTENSION = HostUapi.request("KVM_CHECK_EXTENSION");
-    private static final long GET_VCPU_MMAP_SIZE = HostUapi.request("KVM_GET_VCPU_MMAP_SIZE");
-    private static final int API_VERSION = (int) HostUapi.constant("KVM_API_VERSION");
+    private static final long GET_API_VERSION = HostUapi.request(UapiConstant.KVM_GET_API_VERSION);
+    private static final long CREATE_VM = HostUapi.request(UapiConstant.KVM_CREATE_VM);
+    private static final long CHECK_EXTENSION = HostUapi.request(UapiConstant.KVM_CHECK_EXTENSION);
+    private static final long GET_VCPU_MMAP_SIZE = HostUapi.request(UapiConstant.KVM_GET_VCPU_MMAP_SIZE);
+    private static final int API_VERSION = (int) HostUapi.constant(UapiConstant.KVM_API_VERSION);
 
     private final Path path;
     private final int vcpuMmapSize;

@@ -13,14 +13,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * offers the device-attribute ioctls that VM, vCPU and device fds share. Closing is idempotent.
  */
 public abstract sealed class KvmFd implements AutoCloseable permits Kvm, VmFd, VcpuFd, DeviceFd {
-    private static final long SET_DEVICE_ATTR = HostUapi.request("KVM_SET_DEVICE_ATTR");
-    private static final long GET_DEVICE_ATTR = HostUapi.request("KVM_GET_DEVICE_ATTR");
-    private static final long HAS_DEVICE_ATTR = HostUapi.request("KVM_HAS_DEVICE_ATTR");
-    private static final long GET_STATS_FD = HostUapi.request("KVM_GET_STATS_FD");
-    private static final GroupLayout DEVICE_ATTR = HostUapi.struct("kvm_device_attr");
-    private static final long ATTR_GROUP = HostUapi.offset("kvm_device_attr", "group");
-    private static final long ATTR_ATTR = HostUapi.offset("kvm_device_attr", "attr");
-    private static final long ATTR_ADDR = HostUapi.offset("kvm_device_attr", "addr");
+    private static final long SET_DEVICE_ATTR = HostUapi.request(UapiConstant.KVM_SET_DEVICE_ATTR);
+    private static final long GET_DEVICE_ATTR = HostUapi.request(UapiConstant.KVM_GET_DEVICE_ATTR);
+    private static final long HAS_DEVICE_ATTR = HostUapi.request(UapiConstant.KVM_HAS_DEVICE_ATTR);
+    private static final long GET_STATS_FD = HostUapi.request(UapiConstant.KVM_GET_STATS_FD);
+    private static final GroupLayout DEVICE_ATTR = HostUapi.struct(UapiStruct.kvm_device_attr);
+    private static final long ATTR_GROUP = HostUapi.offset(UapiStruct.kvm_device_attr, "group");
+    private static final long ATTR_ATTR = HostUapi.offset(UapiStruct.kvm_device_attr, "attr");
+    private static final long ATTR_ADDR = HostUapi.offset(UapiStruct.kvm_device_attr, "addr");
 
     private final int fd;
     private final String description;

@@ -13,33 +13,33 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
  * architecture; nothing here allocates, so it can sit on the exit path.
  */
 public final class KvmRun {
-    private static final long IMMEDIATE_EXIT = HostUapi.offset("kvm_run", "immediate_exit");
-    private static final long EXIT_REASON = HostUapi.offset("kvm_run", "exit_reason");
+    private static final long IMMEDIATE_EXIT = HostUapi.offset(UapiStruct.kvm_run, "immediate_exit");
+    private static final long EXIT_REASON = HostUapi.offset(UapiStruct.kvm_run, "exit_reason");
     private static final long FAIL_ENTRY_REASON =
-            HostUapi.offset("kvm_run", "fail_entry", "hardware_entry_failure_reason");
-    private static final long FAIL_ENTRY_CPU = HostUapi.offset("kvm_run", "fail_entry", "cpu");
-    private static final long IO_DIRECTION = HostUapi.offset("kvm_run", "io", "direction");
-    private static final long IO_SIZE = HostUapi.offset("kvm_run", "io", "size");
-    private static final long IO_PORT = HostUapi.offset("kvm_run", "io", "port");
-    private static final long IO_COUNT = HostUapi.offset("kvm_run", "io", "count");
-    private static final long IO_DATA_OFFSET = HostUapi.offset("kvm_run", "io", "data_offset");
-    private static final int IO_OUT = (int) HostUapi.constant(Arch.X86_64, "KVM_EXIT_IO_OUT");
-    private static final long MMIO_PHYS_ADDR = HostUapi.offset("kvm_run", "mmio", "phys_addr");
-    private static final long MMIO_DATA = HostUapi.offset("kvm_run", "mmio", "data");
-    private static final long MMIO_LEN = HostUapi.offset("kvm_run", "mmio", "len");
-    private static final long MMIO_IS_WRITE = HostUapi.offset("kvm_run", "mmio", "is_write");
-    private static final long HYPERCALL_NR = HostUapi.offset("kvm_run", "hypercall", "nr");
-    private static final long HYPERCALL_ARGS = HostUapi.offset("kvm_run", "hypercall", "args");
-    private static final long HYPERCALL_RET = HostUapi.offset("kvm_run", "hypercall", "ret");
-    private static final long HYPERCALL_FLAGS = HostUapi.offset("kvm_run", "hypercall", "flags");
-    private static final long INTERNAL_SUBERROR = HostUapi.offset("kvm_run", "internal", "suberror");
-    private static final long INTERNAL_NDATA = HostUapi.offset("kvm_run", "internal", "ndata");
-    private static final long INTERNAL_DATA = HostUapi.offset("kvm_run", "internal", "data");
-    private static final long SYSTEM_EVENT_TYPE = HostUapi.offset("kvm_run", "system_event", "type");
-    private static final long SYSTEM_EVENT_NDATA = HostUapi.offset("kvm_run", "system_event", "ndata");
-    private static final long SYSTEM_EVENT_DATA = HostUapi.offset("kvm_run", "system_event", "data");
-    private static final long ARM_NISV_ESR_ISS = HostUapi.offset("kvm_run", "arm_nisv", "esr_iss");
-    private static final long ARM_NISV_FAULT_IPA = HostUapi.offset("kvm_run", "arm_nisv", "fault_ipa");
+            HostUapi.offset(UapiStruct.kvm_run, "fail_entry", "hardware_entry_failure_reason");
+    private static final long FAIL_ENTRY_CPU = HostUapi.offset(UapiStruct.kvm_run, "fail_entry", "cpu");
+    private static final long IO_DIRECTION = HostUapi.offset(UapiStruct.kvm_run, "io", "direction");
+    private static final long IO_SIZE = HostUapi.offset(UapiStruct.kvm_run, "io", "size");
+    private static final long IO_PORT = HostUapi.offset(UapiStruct.kvm_run, "io", "port");
+    private static final long IO_COUNT = HostUapi.offset(UapiStruct.kvm_run, "io", "count");
+    private static final long IO_DATA_OFFSET = HostUapi.offset(UapiStruct.kvm_run, "io", "data_offset");
+    private static final int IO_OUT = (int) HostUapi.constant(UapiConstant.KVM_EXIT_IO_OUT);
+    private static final long MMIO_PHYS_ADDR = HostUapi.offset(UapiStruct.kvm_run, "mmio", "phys_addr");
+    private static final long MMIO_DATA = HostUapi.offset(UapiStruct.kvm_run, "mmio", "data");
+    private static final long MMIO_LEN = HostUapi.offset(UapiStruct.kvm_run, "mmio", "len");
+    private static final long MMIO_IS_WRITE = HostUapi.offset(UapiStruct.kvm_run, "mmio", "is_write");
+    private static final long HYPERCALL_NR = HostUapi.offset(UapiStruct.kvm_run, "hypercall", "nr");
+    private static final long HYPERCALL_ARGS = HostUapi.offset(UapiStruct.kvm_run, "hypercall", "args");
+    private static final long HYPERCALL_RET = HostUapi.offset(UapiStruct.kvm_run, "hypercall", "ret");
+    private static final long HYPERCALL_FLAGS = HostUapi.offset(UapiStruct.kvm_run, "hypercall", "flags");
+    private static final long INTERNAL_SUBERROR = HostUapi.offset(UapiStruct.kvm_run, "internal", "suberror");
+    private static final long INTERNAL_NDATA = HostUapi.offset(UapiStruct.kvm_run, "internal", "ndata");
+    private static final long INTERNAL_DATA = HostUapi.offset(UapiStruct.kvm_run, "internal", "data");
+    private static final long SYSTEM_EVENT_TYPE = HostUapi.offset(UapiStruct.kvm_run, "system_event", "type");
+    private static final long SYSTEM_EVENT_NDATA = HostUapi.offset(UapiStruct.kvm_run, "system_event", "ndata");
+    private static final long SYSTEM_EVENT_DATA = HostUapi.offset(UapiStruct.kvm_run, "system_event", "data");
+    private static final long ARM_NISV_ESR_ISS = HostUapi.offset(UapiStruct.kvm_run, "arm_nisv", "esr_iss");
+    private static final long ARM_NISV_FAULT_IPA = HostUapi.offset(UapiStruct.kvm_run, "arm_nisv", "fault_ipa");
 
     private final MemorySegment run;
 

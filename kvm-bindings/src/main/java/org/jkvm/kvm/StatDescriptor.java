@@ -18,12 +18,20 @@ public record StatDescriptor(String name, Type type, Unit unit, int base, int ex
 
     /** How a statistic's value evolves (KVM_STATS_TYPE_*); OTHER for a type this jkvm does not know. */
     public enum Type {
-        CUMULATIVE, INSTANT, PEAK, LINEAR_HIST, LOG_HIST, OTHER;
+        CUMULATIVE(UapiConstant.KVM_STATS_TYPE_CUMULATIVE), INSTANT(UapiConstant.KVM_STATS_TYPE_INSTANT),
+        PEAK(UapiConstant.KVM_STATS_TYPE_PEAK), LINEAR_HIST(UapiConstant.KVM_STATS_TYPE_LINEAR_HIST),
+        LOG_HIST(UapiConstant.KVM_STATS_TYPE_LOG_HIST), OTHER(null);
+
+        private final UapiConstant constant;
+
+        Type(UapiConstant constant) {
+            this.constant = constant;
+        }
 
         static Type of(int flags) {
-            long t = flags & HostUapi.constant("KVM_STATS_TYPE_MASK");
+            long t = flags & HostUapi.constant(UapiConstant.KVM_STATS_TYPE_MASK);
             for (Type k : values()) {
-                if (k != OTHER && HostUapi.constant("KVM_STATS_TYPE_" + k.name()) == t) return k;
+                if (k != OTHER && HostUapi.constant(k.constant) == t) return k;
             }
             return OTHER;
         }
@@ -36,19 +44,27 @@ public record StatDescriptor(String name, Type type, Unit unit, int base, int ex
 
     /** The unit of a statistic (KVM_STATS_UNIT_*); OTHER for a unit this jkvm does not know. */
     public enum Unit {
-        NONE, BYTES, SECONDS, CYCLES, BOOLEAN, OTHER;
+        NONE(UapiConstant.KVM_STATS_UNIT_NONE), BYTES(UapiConstant.KVM_STATS_UNIT_BYTES),
+        SECONDS(UapiConstant.KVM_STATS_UNIT_SECONDS), CYCLES(UapiConstant.KVM_STATS_UNIT_CYCLES),
+        BOOLEAN(UapiConstant.KVM_STATS_UNIT_BOOLEAN), OTHER(null);
+
+        private final UapiConstant constant;
+
+        Unit(UapiConstant constant) {
+            this.constant = constant;
+        }
 
         static Unit of(int flags) {
-            long u = flags & HostUapi.constant("KVM_STATS_UNIT_MASK");
+            long u = flags & HostUapi.constant(UapiConstant.KVM_STATS_UNIT_MASK);
             for (Unit k : values()) {
-                if (k != OTHER && HostUapi.constant("KVM_STATS_UNIT_" + k.name()) == u) return k;
+                if (k != OTHER && HostUapi.constant(k.constant) == u) return k;
             }
             return OTHER;
         }
     }
 
     static int base(int flags) {
-        long b = flags & HostUapi.constant("KVM_STATS_BASE_MASK");
-        return b == HostUapi.constant("KVM_STATS_BASE_POW2") ? 2 : 10;
+        long b = flags & HostUapi.constant(UapiConstant.KVM_STATS_BASE_MASK);
+        return b == HostUapi.constant(UapiConstant.KVM_STATS_BASE_POW2) ? 2 : 10;
     }
 }

@@ -17,26 +17,30 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * KVM fills in on every read. Closing is idempotent.
  */
 public final class StatsFd implements AutoCloseable {
-    private static final long HEADER_SIZE = HostUapi.struct("kvm_stats_header").byteSize();
-    private static final long H_NAME_SIZE = HostUapi.offset("kvm_stats_header", "name_size");
-    private static final long H_NUM_DESC = HostUapi.offset("kvm_stats_header", "num_desc");
-    private static final long H_ID_OFFSET = HostUapi.offset("kvm_stats_header", "id_offset");
-    private static final long H_DESC_OFFSET = HostUapi.offset("kvm_stats_header", "desc_offset");
-    private static final long H_DATA_OFFSET = HostUapi.offset("kvm_stats_header", "data_offset");
-    private static final long DESC_SIZE = HostUapi.struct("kvm_stats_desc").byteSize();
-    private static final long D_FLAGS = HostUapi.offset("kvm_stats_desc", "flags");
-    private static final long D_EXPONENT = HostUapi.offset("kvm_stats_desc", "exponent");
-    private static final long D_SIZE = HostUapi.offset("kvm_stats_desc", "size");
-    private static final long D_OFFSET = HostUapi.offset("kvm_stats_desc", "offset");
-    private static final long D_BUCKET_SIZE = HostUapi.offset("kvm_stats_desc", "bucket_size");
-    private static final long D_NAME = HostUapi.offset("kvm_stats_desc", "name");
+    private static final long HEADER_SIZE = HostUapi.struct(UapiStruct.kvm_stats_header).byteSize();
+    private static final long H_NAME_SIZE = HostUapi.offset(UapiStruct.kvm_stats_header, "name_size");
+    private static final long H_NUM_DESC = HostUapi.offset(UapiStruct.kvm_stats_header, "num_desc");
+    private static final long H_ID_OFFSET = HostUapi.offset(UapiStruct.kvm_stats_header, "id_offset");
+    private static final long H_DESC_OFFSET = HostUapi.offset(UapiStruct.kvm_stats_header, "desc_offset");
+    private static final long H_DATA_OFFSET = HostUapi.offset(UapiStruct.kvm_stats_header, "data_offset");
+    private static final long DESC_SIZE = HostUapi.struct(UapiStruct.kvm_stats_desc).byteSize();
+    private static final long D_FLAGS = HostUapi.offset(UapiStruct.kvm_stats_desc, "flags");
+    private static final long D_EXPONENT = HostUapi.offset(UapiStruct.kvm_stats_desc, "exponent");
+    private static final long D_SIZE = HostUapi.offset(UapiStruct.kvm_stats_desc, "size");
+    private static final long D_OFFSET = HostUapi.offset(UapiStruct.kvm_stats_desc, "offset");
+    private static final long D_BUCKET_SIZE = HostUapi.offset(UapiStruct.kvm_stats_desc, "bucket_size");
+    private static final long D_NAME = HostUapi.offset(UapiStruct.kvm_stats_desc, "name");
 
     private final int fd;
     private final String description;
     private final String id;
     private final List<StatDescriptor> descriptors;
     private final long dataOffset;
-    private final Arena arena = Arena.ofShared();
+    /**
+     * Scratch freed by the GC once this is unreachable: closing a shared arena is a handshake
+     * with every thread, and a VM of 512 vCPUs closing one per vCPU took seconds to exit.
+     */
+    private final Arena arena = Arena.ofAuto();
     private final MemorySegment data;
     private volatile boolean closed;
 
@@ -132,7 +136,6 @@ public final class StatsFd implements AutoCloseable {
         if (closed) return;
         closed = true;
         Libc.close(fd);
-        arena.close();
     }
 
     @Override

@@ -26,31 +26,31 @@ public final class Tap implements AutoCloseable {
     /** What the reader of the tap can take: partially checksummed frames, TCP segmentation. */
     public enum Offload {
         /** TUN_F_CSUM: frames whose checksum is left to the reader. */
-        CSUM("TUN_F_CSUM"),
+        CSUM(UapiConstant.TUN_F_CSUM),
         /** TUN_F_TSO4: TCP over IPv4 segments larger than the MTU. */
-        TSO4("TUN_F_TSO4"),
+        TSO4(UapiConstant.TUN_F_TSO4),
         /** TUN_F_TSO6: TCP over IPv6 segments larger than the MTU. */
-        TSO6("TUN_F_TSO6"),
+        TSO6(UapiConstant.TUN_F_TSO6),
         /** TUN_F_TSO_ECN: such segments with the ECN bits (CWR) set. */
-        TSO_ECN("TUN_F_TSO_ECN");
+        TSO_ECN(UapiConstant.TUN_F_TSO_ECN);
 
         private final long flag;
 
-        Offload(String constant) {
+        Offload(UapiConstant constant) {
             this.flag = HostUapi.constant(constant);
         }
     }
 
     private static final String TUN = "/dev/net/tun";
-    private static final long TUNSETIFF = HostUapi.request("TUNSETIFF");
-    private static final long TUNSETVNETHDRSZ = HostUapi.request("TUNSETVNETHDRSZ");
-    private static final long TUNSETOFFLOAD = HostUapi.request("TUNSETOFFLOAD");
-    private static final int IFNAMSIZ = (int) HostUapi.constant("JKVM_TUN_IFNAMSIZ");
-    private static final long IFREQ_BYTES = HostUapi.struct("jkvm_tun_ifreq").byteSize();
-    private static final long IFREQ_NAME = HostUapi.offset("jkvm_tun_ifreq", "name");
-    private static final long IFREQ_FLAGS = HostUapi.offset("jkvm_tun_ifreq", "flags");
-    private static final short TAP_FLAGS = (short) (HostUapi.constant("IFF_TAP") | HostUapi.constant("IFF_NO_PI")
-            | HostUapi.constant("IFF_VNET_HDR"));
+    private static final long TUNSETIFF = HostUapi.request(UapiConstant.TUNSETIFF);
+    private static final long TUNSETVNETHDRSZ = HostUapi.request(UapiConstant.TUNSETVNETHDRSZ);
+    private static final long TUNSETOFFLOAD = HostUapi.request(UapiConstant.TUNSETOFFLOAD);
+    private static final int IFNAMSIZ = (int) HostUapi.constant(UapiConstant.JKVM_TUN_IFNAMSIZ);
+    private static final long IFREQ_BYTES = HostUapi.struct(UapiStruct.jkvm_tun_ifreq).byteSize();
+    private static final long IFREQ_NAME = HostUapi.offset(UapiStruct.jkvm_tun_ifreq, "name");
+    private static final long IFREQ_FLAGS = HostUapi.offset(UapiStruct.jkvm_tun_ifreq, "flags");
+    private static final short TAP_FLAGS = (short) (HostUapi.constant(UapiConstant.IFF_TAP)
+            | HostUapi.constant(UapiConstant.IFF_NO_PI) | HostUapi.constant(UapiConstant.IFF_VNET_HDR));
     /** Combinations tried in turn: TSO needs CSUM, and ECN needs TSO. */
     private static final List<Set<Offload>> PROBES = List.of(EnumSet.allOf(Offload.class),
             EnumSet.of(Offload.CSUM, Offload.TSO4, Offload.TSO6), EnumSet.of(Offload.CSUM), EnumSet.noneOf(Offload.class));

@@ -15,19 +15,22 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * flags, so what the guest prints looks as it did. {@link #close} puts the saved settings back.
  */
 public final class Terminal implements AutoCloseable {
-    private static final long TCGETS = HostUapi.request("TCGETS");
-    private static final long TCSETS = HostUapi.request("TCSETS");
-    private static final long TERMIOS_BYTES = HostUapi.struct("termios").byteSize();
-    private static final long IFLAG = HostUapi.offset("termios", "c_iflag");
-    private static final long LFLAG = HostUapi.offset("termios", "c_lflag");
-    private static final long CC = HostUapi.offset("termios", "c_cc");
-    private static final int RAW_IFLAG_OFF = (int) (HostUapi.constant("IGNBRK") | HostUapi.constant("BRKINT")
-            | HostUapi.constant("PARMRK") | HostUapi.constant("ISTRIP") | HostUapi.constant("INLCR")
-            | HostUapi.constant("IGNCR") | HostUapi.constant("ICRNL") | HostUapi.constant("IXON"));
-    private static final int RAW_LFLAG_OFF = (int) (HostUapi.constant("ECHO") | HostUapi.constant("ECHONL")
-            | HostUapi.constant("ICANON") | HostUapi.constant("IEXTEN"));
-    private static final long VMIN = CC + HostUapi.constant("VMIN");
-    private static final long VTIME = CC + HostUapi.constant("VTIME");
+    private static final long TCGETS = HostUapi.request(UapiConstant.TCGETS);
+    private static final long TCSETS = HostUapi.request(UapiConstant.TCSETS);
+    private static final long TERMIOS_BYTES = HostUapi.struct(UapiStruct.termios).byteSize();
+    private static final long IFLAG = HostUapi.offset(UapiStruct.termios, "c_iflag");
+    private static final long LFLAG = HostUapi.offset(UapiStruct.termios, "c_lflag");
+    private static final long CC = HostUapi.offset(UapiStruct.termios, "c_cc");
+    private static final int RAW_IFLAG_OFF = (int) (HostUapi.constant(UapiConstant.IGNBRK)
+            | HostUapi.constant(UapiConstant.BRKINT) | HostUapi.constant(UapiConstant.PARMRK)
+            | HostUapi.constant(UapiConstant.ISTRIP) | HostUapi.constant(UapiConstant.INLCR)
+            | HostUapi.constant(UapiConstant.IGNCR) | HostUapi.constant(UapiConstant.ICRNL)
+            | HostUapi.constant(UapiConstant.IXON));
+    private static final int RAW_LFLAG_OFF = (int) (HostUapi.constant(UapiConstant.ECHO)
+            | HostUapi.constant(UapiConstant.ECHONL) | HostUapi.constant(UapiConstant.ICANON)
+            | HostUapi.constant(UapiConstant.IEXTEN));
+    private static final long VMIN = CC + HostUapi.constant(UapiConstant.VMIN);
+    private static final long VTIME = CC + HostUapi.constant(UapiConstant.VTIME);
 
     private final int fd;
     private final byte[] saved;

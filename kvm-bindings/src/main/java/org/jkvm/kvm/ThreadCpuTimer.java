@@ -13,12 +13,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * is {@link VcpuFd#KICK_SIGNAL}, which interrupts KVM_RUN like a kick. Closing is idempotent.
  */
 public final class ThreadCpuTimer implements AutoCloseable {
-    private static final int CLOCK = (int) HostUapi.constant("CLOCK_THREAD_CPUTIME_ID");
-    private static final int SIGEV_THREAD_ID = (int) HostUapi.constant("SIGEV_THREAD_ID");
-    private static final long SIGEVENT_SIZE = HostUapi.struct("sigevent").byteSize();
-    private static final long SE_SIGNO = HostUapi.offset("sigevent", "sigev_signo");
-    private static final long SE_NOTIFY = HostUapi.offset("sigevent", "sigev_notify");
-    private static final long SE_TID = HostUapi.offset("sigevent", "_sigev_un", "_tid");
+    private static final int CLOCK = (int) HostUapi.constant(UapiConstant.CLOCK_THREAD_CPUTIME_ID);
+    private static final int SIGEV_THREAD_ID = (int) HostUapi.constant(UapiConstant.SIGEV_THREAD_ID);
+    private static final long SIGEVENT_SIZE = HostUapi.struct(UapiStruct.sigevent).byteSize();
+    private static final long SE_SIGNO = HostUapi.offset(UapiStruct.sigevent, "sigev_signo");
+    private static final long SE_NOTIFY = HostUapi.offset(UapiStruct.sigevent, "sigev_notify");
+    private static final long SE_TID = HostUapi.offset(UapiStruct.sigevent, "_sigev_un", "_tid");
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
     private final long timerId;

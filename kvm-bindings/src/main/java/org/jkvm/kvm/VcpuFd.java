@@ -21,21 +21,25 @@ public final class VcpuFd extends KvmFd {
     /** SIGURG: its default action is to do nothing, so a stray one can never harm the process. */
     public static final int KICK_SIGNAL = 23;
 
-    private static final long RUN = HostUapi.request("KVM_RUN");
-    private static final long GET_ONE_REG = HostUapi.request("KVM_GET_ONE_REG");
-    private static final long SET_ONE_REG = HostUapi.request("KVM_SET_ONE_REG");
-    private static final long SET_SIGNAL_MASK = HostUapi.request("KVM_SET_SIGNAL_MASK");
-    private static final GroupLayout ONE_REG = HostUapi.struct("kvm_one_reg");
-    private static final long OR_ID = HostUapi.offset("kvm_one_reg", "id");
-    private static final long OR_ADDR = HostUapi.offset("kvm_one_reg", "addr");
-    private static final long SIGNAL_MASK_LEN = HostUapi.offset("kvm_signal_mask", "len");
-    private static final long SIGNAL_MASK_SET = HostUapi.offset("kvm_signal_mask", "sigset");
+    private static final long RUN = HostUapi.request(UapiConstant.KVM_RUN);
+    private static final long GET_ONE_REG = HostUapi.request(UapiConstant.KVM_GET_ONE_REG);
+    private static final long SET_ONE_REG = HostUapi.request(UapiConstant.KVM_SET_ONE_REG);
+    private static final long SET_SIGNAL_MASK = HostUapi.request(UapiConstant.KVM_SET_SIGNAL_MASK);
+    private static final GroupLayout ONE_REG = HostUapi.struct(UapiStruct.kvm_one_reg);
+    private static final long OR_ID = HostUapi.offset(UapiStruct.kvm_one_reg, "id");
+    private static final long OR_ADDR = HostUapi.offset(UapiStruct.kvm_one_reg, "addr");
+    private static final long SIGNAL_MASK_LEN = HostUapi.offset(UapiStruct.kvm_signal_mask, "len");
+    private static final long SIGNAL_MASK_SET = HostUapi.offset(UapiStruct.kvm_signal_mask, "sigset");
     /** The kernel's sigset is one 64-bit word: bit n-1 is signal n. */
     private static final int KERNEL_SIGSET_BYTES = 8;
 
     private final int id;
     private final KvmRun run;
-    private final Arena arena = Arena.ofShared();
+    /**
+     * Scratch freed by the GC once this is unreachable: closing a shared arena is a handshake
+     * with every thread, and a VM of 512 vCPUs closing one per vCPU took seconds to exit.
+     */
+    private final Arena arena = Arena.ofAuto();
     /** Scratch for ONE_REG: owned by the vCPU's thread. */
     private final MemorySegment oneReg = arena.allocate(ONE_REG);
     private final MemorySegment regValue = arena.allocate(16, 16);
@@ -217,6 +221,5 @@ public final class VcpuFd extends KvmFd {
         if (isClosed()) return;
         Libc.munmap(run.segment().address(), run.segment().byteSize());
         super.close();
-        arena.close();
     }
 }

@@ -12,51 +12,53 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * ioeventfd, and VM-wide device attributes (on arm64, the SMCCC filter).
  */
 public final class VmFd extends KvmFd {
-    private static final long CHECK_EXTENSION = HostUapi.request("KVM_CHECK_EXTENSION");
-    private static final long SET_USER_MEMORY_REGION = HostUapi.request("KVM_SET_USER_MEMORY_REGION");
-    private static final long CREATE_VCPU = HostUapi.request("KVM_CREATE_VCPU");
-    private static final long CREATE_DEVICE = HostUapi.request("KVM_CREATE_DEVICE");
-    private static final long IRQ_LINE = HostUapi.request("KVM_IRQ_LINE");
-    private static final long IRQFD = HostUapi.request("KVM_IRQFD");
-    private static final long IOEVENTFD = HostUapi.request("KVM_IOEVENTFD");
-    private static final long ENABLE_CAP = HostUapi.request("KVM_ENABLE_CAP");
-    private static final int CREATE_DEVICE_TEST = (int) HostUapi.constant("KVM_CREATE_DEVICE_TEST");
-    private static final int IRQFD_FLAG_DEASSIGN = (int) HostUapi.constant("KVM_IRQFD_FLAG_DEASSIGN");
-    private static final int IOEVENTFD_FLAG_DATAMATCH = (int) HostUapi.constant("KVM_IOEVENTFD_FLAG_DATAMATCH");
-    private static final int IOEVENTFD_FLAG_PIO = (int) HostUapi.constant("KVM_IOEVENTFD_FLAG_PIO");
-    private static final int IOEVENTFD_FLAG_DEASSIGN = (int) HostUapi.constant("KVM_IOEVENTFD_FLAG_DEASSIGN");
+    private static final long CHECK_EXTENSION = HostUapi.request(UapiConstant.KVM_CHECK_EXTENSION);
+    private static final long SET_USER_MEMORY_REGION = HostUapi.request(UapiConstant.KVM_SET_USER_MEMORY_REGION);
+    private static final long CREATE_VCPU = HostUapi.request(UapiConstant.KVM_CREATE_VCPU);
+    private static final long CREATE_DEVICE = HostUapi.request(UapiConstant.KVM_CREATE_DEVICE);
+    private static final long IRQ_LINE = HostUapi.request(UapiConstant.KVM_IRQ_LINE);
+    private static final long IRQFD = HostUapi.request(UapiConstant.KVM_IRQFD);
+    private static final long IOEVENTFD = HostUapi.request(UapiConstant.KVM_IOEVENTFD);
+    private static final long ENABLE_CAP = HostUapi.request(UapiConstant.KVM_ENABLE_CAP);
+    private static final int CREATE_DEVICE_TEST = (int) HostUapi.constant(UapiConstant.KVM_CREATE_DEVICE_TEST);
+    private static final int IRQFD_FLAG_DEASSIGN = (int) HostUapi.constant(UapiConstant.KVM_IRQFD_FLAG_DEASSIGN);
+    private static final int IOEVENTFD_FLAG_DATAMATCH =
+            (int) HostUapi.constant(UapiConstant.KVM_IOEVENTFD_FLAG_DATAMATCH);
+    private static final int IOEVENTFD_FLAG_PIO = (int) HostUapi.constant(UapiConstant.KVM_IOEVENTFD_FLAG_PIO);
+    private static final int IOEVENTFD_FLAG_DEASSIGN =
+            (int) HostUapi.constant(UapiConstant.KVM_IOEVENTFD_FLAG_DEASSIGN);
 
-    private static final GroupLayout MEM_REGION = HostUapi.struct("kvm_userspace_memory_region");
-    private static final long MR_SLOT = HostUapi.offset("kvm_userspace_memory_region", "slot");
-    private static final long MR_FLAGS = HostUapi.offset("kvm_userspace_memory_region", "flags");
-    private static final long MR_GPA = HostUapi.offset("kvm_userspace_memory_region", "guest_phys_addr");
-    private static final long MR_SIZE = HostUapi.offset("kvm_userspace_memory_region", "memory_size");
-    private static final long MR_UADDR = HostUapi.offset("kvm_userspace_memory_region", "userspace_addr");
+    private static final GroupLayout MEM_REGION = HostUapi.struct(UapiStruct.kvm_userspace_memory_region);
+    private static final long MR_SLOT = HostUapi.offset(UapiStruct.kvm_userspace_memory_region, "slot");
+    private static final long MR_FLAGS = HostUapi.offset(UapiStruct.kvm_userspace_memory_region, "flags");
+    private static final long MR_GPA = HostUapi.offset(UapiStruct.kvm_userspace_memory_region, "guest_phys_addr");
+    private static final long MR_SIZE = HostUapi.offset(UapiStruct.kvm_userspace_memory_region, "memory_size");
+    private static final long MR_UADDR = HostUapi.offset(UapiStruct.kvm_userspace_memory_region, "userspace_addr");
 
-    private static final GroupLayout CREATE_DEV = HostUapi.struct("kvm_create_device");
-    private static final long CD_TYPE = HostUapi.offset("kvm_create_device", "type");
-    private static final long CD_FD = HostUapi.offset("kvm_create_device", "fd");
-    private static final long CD_FLAGS = HostUapi.offset("kvm_create_device", "flags");
+    private static final GroupLayout CREATE_DEV = HostUapi.struct(UapiStruct.kvm_create_device);
+    private static final long CD_TYPE = HostUapi.offset(UapiStruct.kvm_create_device, "type");
+    private static final long CD_FD = HostUapi.offset(UapiStruct.kvm_create_device, "fd");
+    private static final long CD_FLAGS = HostUapi.offset(UapiStruct.kvm_create_device, "flags");
 
-    private static final GroupLayout IRQ_LEVEL = HostUapi.struct("kvm_irq_level");
-    private static final long IL_IRQ = HostUapi.offset("kvm_irq_level", "irq");
-    private static final long IL_LEVEL = HostUapi.offset("kvm_irq_level", "level");
+    private static final GroupLayout IRQ_LEVEL = HostUapi.struct(UapiStruct.kvm_irq_level);
+    private static final long IL_IRQ = HostUapi.offset(UapiStruct.kvm_irq_level, "irq");
+    private static final long IL_LEVEL = HostUapi.offset(UapiStruct.kvm_irq_level, "level");
 
-    private static final GroupLayout IRQFD_S = HostUapi.struct("kvm_irqfd");
-    private static final long IF_FD = HostUapi.offset("kvm_irqfd", "fd");
-    private static final long IF_GSI = HostUapi.offset("kvm_irqfd", "gsi");
-    private static final long IF_FLAGS = HostUapi.offset("kvm_irqfd", "flags");
+    private static final GroupLayout IRQFD_S = HostUapi.struct(UapiStruct.kvm_irqfd);
+    private static final long IF_FD = HostUapi.offset(UapiStruct.kvm_irqfd, "fd");
+    private static final long IF_GSI = HostUapi.offset(UapiStruct.kvm_irqfd, "gsi");
+    private static final long IF_FLAGS = HostUapi.offset(UapiStruct.kvm_irqfd, "flags");
 
-    private static final GroupLayout IOEVENTFD_S = HostUapi.struct("kvm_ioeventfd");
-    private static final long IE_DATAMATCH = HostUapi.offset("kvm_ioeventfd", "datamatch");
-    private static final long IE_ADDR = HostUapi.offset("kvm_ioeventfd", "addr");
-    private static final long IE_LEN = HostUapi.offset("kvm_ioeventfd", "len");
-    private static final long IE_FD = HostUapi.offset("kvm_ioeventfd", "fd");
-    private static final long IE_FLAGS = HostUapi.offset("kvm_ioeventfd", "flags");
+    private static final GroupLayout IOEVENTFD_S = HostUapi.struct(UapiStruct.kvm_ioeventfd);
+    private static final long IE_DATAMATCH = HostUapi.offset(UapiStruct.kvm_ioeventfd, "datamatch");
+    private static final long IE_ADDR = HostUapi.offset(UapiStruct.kvm_ioeventfd, "addr");
+    private static final long IE_LEN = HostUapi.offset(UapiStruct.kvm_ioeventfd, "len");
+    private static final long IE_FD = HostUapi.offset(UapiStruct.kvm_ioeventfd, "fd");
+    private static final long IE_FLAGS = HostUapi.offset(UapiStruct.kvm_ioeventfd, "flags");
 
-    private static final GroupLayout ENABLE_CAP_S = HostUapi.struct("kvm_enable_cap");
-    private static final long EC_CAP = HostUapi.offset("kvm_enable_cap", "cap");
-    private static final long EC_ARGS = HostUapi.offset("kvm_enable_cap", "args");
+    private static final GroupLayout ENABLE_CAP_S = HostUapi.struct(UapiStruct.kvm_enable_cap);
+    private static final long EC_CAP = HostUapi.offset(UapiStruct.kvm_enable_cap, "cap");
+    private static final long EC_ARGS = HostUapi.offset(UapiStruct.kvm_enable_cap, "args");
 
     private final Kvm kvm;
     private final long type;
@@ -78,11 +80,20 @@ public final class VmFd extends KvmFd {
     }
 
     /**
+     * KVM_CREATE_IRQCHIP (x86_64): the in-kernel PIC, IOAPIC and local APICs, so a halted vCPU
+     * and an application processor waiting for its start-up IPI wait inside KVM_RUN. Call it
+     * before creating vCPUs.
+     */
+    public void createX86Irqchip() {
+        X86.createIrqchip(this);
+    }
+
+    /**
      * The arm64 VM type for a guest physical address space of {@code bits} bits,
      * KVM_VM_TYPE_ARM_IPA_SIZE(bits).
      */
     public static long armIpaType(int bits) {
-        return bits & HostUapi.constant(Arch.AARCH64, "KVM_VM_TYPE_ARM_IPA_SIZE_MASK");
+        return bits & HostUapi.constant(UapiConstant.KVM_VM_TYPE_ARM_IPA_SIZE_MASK);
     }
 
     /**

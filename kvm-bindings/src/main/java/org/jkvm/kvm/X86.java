@@ -11,7 +11,7 @@ import org.jkvm.kvm.sys.x86_64.kvm_msrs;
 import org.jkvm.kvm.sys.x86_64.kvm_regs;
 import org.jkvm.kvm.sys.x86_64.kvm_sregs;
 
-/** The x86_64-only ioctls behind {@link Kvm} and {@link VcpuFd}. */
+/** The x86_64-only ioctls behind {@link Kvm}, {@link VmFd} and {@link VcpuFd}. */
 final class X86 {
     private X86() {}
 
@@ -19,6 +19,11 @@ final class X86 {
         if (HostUapi.ARCH != Arch.X86_64) {
             throw new UnsupportedOperationException(ioctl + " exists on x86_64 hosts only; this is " + HostUapi.ARCH);
         }
+    }
+
+    static void createIrqchip(VmFd vm) {
+        requireHost("KVM_CREATE_IRQCHIP");
+        vm.ioctl("KVM_CREATE_IRQCHIP", HostUapi.unsigned(KvmX86.KVM_CREATE_IRQCHIP()), 0L);
     }
 
     static MemorySegment supportedCpuid(Kvm kvm, Arena arena, int maxEntries) {
@@ -61,7 +66,7 @@ final class X86 {
 
     private static MemorySegment msrs(Arena a, int[] indices) {
         long entry = kvm_msr_entry.layout().byteSize();
-        long header = HostUapi.offset("kvm_msrs", "entries");
+        long header = kvm_msrs.entries$offset();
         MemorySegment m = a.allocate(header + indices.length * entry, 8);
         kvm_msrs.nmsrs(m, indices.length);
         for (int i = 0; i < indices.length; i++) {
@@ -80,7 +85,7 @@ final class X86 {
                         + indices.length + " MSRs; MSR 0x" + Integer.toHexString(indices[n]) + " is not supported");
             }
             long entry = kvm_msr_entry.layout().byteSize();
-            long header = HostUapi.offset("kvm_msrs", "entries");
+            long header = kvm_msrs.entries$offset();
             long[] values = new long[n];
             for (int i = 0; i < n; i++) values[i] = kvm_msr_entry.data(m.asSlice(header + i * entry, entry));
             return values;
@@ -93,7 +98,7 @@ final class X86 {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = msrs(a, indices);
             long entry = kvm_msr_entry.layout().byteSize();
-            long header = HostUapi.offset("kvm_msrs", "entries");
+            long header = kvm_msrs.entries$offset();
             for (int i = 0; i < values.length; i++) kvm_msr_entry.data(m.asSlice(header + i * entry, entry), values[i]);
             int n = vcpu.ioctl("KVM_SET_MSRS", HostUapi.unsigned(KvmX86.KVM_SET_MSRS()), m, indices.length + " msrs");
             if (n != indices.length) {

@@ -124,7 +124,7 @@ class ContextSwitchMonitorTest {
     void systemNanoTimeIsClockMonotonic() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ts = a.allocate(Libc.TIMESPEC_BYTES, 8);
-            int clock = (int) HostUapi.constant("CLOCK_MONOTONIC");
+            int clock = (int) HostUapi.constant(UapiConstant.CLOCK_MONOTONIC);
             for (int i = 0; i < 1000; i++) {
                 long before = System.nanoTime();
                 assertEquals(0, Libc.clockGettime(clock, ts));

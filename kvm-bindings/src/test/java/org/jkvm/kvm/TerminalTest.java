@@ -29,13 +29,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Tag("unit")
 class TerminalTest {
-    private static final int IFLAG = (int) HostUapi.offset("termios", "c_iflag");
-    private static final int OFLAG = (int) HostUapi.offset("termios", "c_oflag");
-    private static final int LFLAG = (int) HostUapi.offset("termios", "c_lflag");
-    private static final long ICANON = HostUapi.constant("ICANON");
-    private static final long ECHO = HostUapi.constant("ECHO");
-    private static final long ISIG = HostUapi.constant("ISIG");
-    private static final long ICRNL = HostUapi.constant("ICRNL");
+    private static final int IFLAG = (int) HostUapi.offset(UapiStruct.termios, "c_iflag");
+    private static final int OFLAG = (int) HostUapi.offset(UapiStruct.termios, "c_oflag");
+    private static final int LFLAG = (int) HostUapi.offset(UapiStruct.termios, "c_lflag");
+    private static final long ICANON = HostUapi.constant(UapiConstant.ICANON);
+    private static final long ECHO = HostUapi.constant(UapiConstant.ECHO);
+    private static final long ISIG = HostUapi.constant(UapiConstant.ISIG);
+    private static final long ICRNL = HostUapi.constant(UapiConstant.ICRNL);
 
     private int master = -1;
     private int slave = -1;
@@ -46,11 +46,13 @@ class TerminalTest {
         master = Libc.open("/dev/ptmx", Libc.O_RDWR | Libc.O_NOCTTY | Libc.O_CLOEXEC);
         if (master < 0) throw new KvmException("open", "/dev/ptmx", Libc.errno());
         try (Arena a = Arena.ofConfined()) {
-            if (Libc.ioctl(master, HostUapi.request("TIOCSPTLCK"), a.allocateFrom(JAVA_INT, 0)) != 0) {
+            if (Libc.ioctl(master, HostUapi.request(UapiConstant.TIOCSPTLCK), a.allocateFrom(JAVA_INT, 0)) != 0) {
                 throw new KvmException("TIOCSPTLCK", "0", Libc.errno());
             }
             MemorySegment n = a.allocate(JAVA_INT);
-            if (Libc.ioctl(master, HostUapi.request("TIOCGPTN"), n) != 0) throw new KvmException("TIOCGPTN", "", Libc.errno());
+            if (Libc.ioctl(master, HostUapi.request(UapiConstant.TIOCGPTN), n) != 0) {
+                throw new KvmException("TIOCGPTN", "", Libc.errno());
+            }
             String pts = "/dev/pts/" + n.get(JAVA_INT, 0);
             slave = Libc.open(pts, Libc.O_RDWR | Libc.O_NOCTTY | Libc.O_CLOEXEC);
             if (slave < 0) throw new KvmException("open", pts, Libc.errno());

@@ -1,5 +1,6 @@
 package org.jkvm.vmm;
 
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,10 @@ import org.jkvm.vmm.vcpu.VcpuStats;
  * vCPU out of KVM_RUN and joining its thread.
  */
 public final class VcpuThreads implements MachineControl {
+    private static final System.Logger LOG = System.getLogger(VcpuThreads.class.getName());
+    /** How long all vCPU threads together may take to return once the VM has ended. */
+    static final Duration JOIN_LIMIT = Duration.ofSeconds(5);
+
     private final List<VcpuFd> vcpus;
     private final List<VcpuLoop> loops = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
@@ -53,8 +58,10 @@ public final class VcpuThreads implements MachineControl {
     @Override
     public void finish(VmOutcome o) {
         if (!outcome.complete(o)) return;
+        StopMarks.ended();
         stopping = true;
         for (VcpuFd v : vcpus) v.kick();
+        StopMarks.mark(vcpus.size() + " vCPUs kicked");
     }
 
     /** Stops the VM from outside (a signal, a caller); a no-op once it has ended. */
@@ -77,11 +84,26 @@ public final class VcpuThreads implements MachineControl {
         } catch (ExecutionException e) {
             throw new IllegalStateException(e.getCause());
         }
-        for (Thread t : threads) {
-            // a vCPU thread that cannot be kicked out would be a KVM bug; do not hang on it forever
-            t.join(Duration.ofSeconds(5));
-        }
+        joinAll();
         return o;
+    }
+
+    /**
+     * Joins every vCPU thread within {@link #JOIN_LIMIT} in all, not each: a thread that cannot
+     * be kicked out would be a KVM bug, and a few of them must not add up to minutes.
+     */
+    private void joinAll() throws InterruptedException {
+        long deadline = System.nanoTime() + JOIN_LIMIT.toNanos();
+        for (Thread t : threads) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !t.join(Duration.ofNanos(left))) break;
+        }
+        List<String> running = threads.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+        if (!running.isEmpty()) {
+            LOG.log(Level.WARNING, "{0} vCPU thread(s) still running {1} s after the VM ended: {2}",
+                    running.size(), JOIN_LIMIT.toSeconds(), String.join(", ", running));
+        }
+        StopMarks.mark((threads.size() - running.size()) + " vCPU threads returned");
     }
 
     /** Whether every vCPU thread has returned. */

@@ -1,11 +1,7 @@
 package org.jkvm.vmm;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -52,30 +48,6 @@ class StartupMarksTest {
     }
 
     private static List<String> capture(Level level, Runnable marks) {
-        Logger logger = Logger.getLogger(StartupMarks.class.getName());
-        List<String> lines = new ArrayList<>();
-        Handler h = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                lines.add(r.getMessage());
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        h.setLevel(Level.ALL);
-        Level before = logger.getLevel();
-        logger.setLevel(level);
-        logger.addHandler(h);
-        try {
-            marks.run();
-        } finally {
-            logger.removeHandler(h);
-            logger.setLevel(before);
-        }
-        return lines;
+        return LogCapture.messages(StartupMarks.class, level, marks);
     }
 }

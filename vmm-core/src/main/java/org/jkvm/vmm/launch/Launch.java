@@ -9,6 +9,7 @@ import java.util.OptionalLong;
 
 import org.jkvm.kvm.Kvm;
 import org.jkvm.vmm.StartupMarks;
+import org.jkvm.vmm.StopMarks;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
 import org.jkvm.vmm.config.VmConfig;
@@ -88,6 +89,7 @@ public final class Launch implements AutoCloseable {
         KvmStatsSnapshot after = kvmStats.snapshot();
         exitEvents.emit();
         for (VmExtension x : extensions) x.vmStopped();
+        StopMarks.mark("KVM statistics read");
         return new RunReport(outcome, vm.setupTime(), ran, vm.vcpuStats(), vm.strayMmio(), vm.unknownHypercalls(),
                 vm.stealTimeRegion() == null ? OptionalLong.empty() : OptionalLong.of(vm.stealTimeRegion().gpa()),
                 System.getProperty("os.version"), vm.guestKernelRelease(), kvmStats.window(before, after));
@@ -102,6 +104,7 @@ public final class Launch implements AutoCloseable {
     public void close() {
         exitEvents.close();
         kvmStats.close();
+        StopMarks.mark("KVM statistics closed");
         closeAll(extensions, vm);
     }
 

@@ -19,6 +19,7 @@ import org.jkvm.kvm.VcpuFd;
 import org.jkvm.kvm.VmFd;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
 import org.jkvm.vmm.StartupMarks;
+import org.jkvm.vmm.StopMarks;
 import org.jkvm.vmm.VcpuThreads;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.fdt.ArmDeviceTree;
@@ -328,8 +329,11 @@ public final class Arm64Vm implements AutoCloseable {
     public void close() {
         if (virtio != null) virtio.close(); // the workers use guest memory: they stop before it goes
         for (VcpuFd v : vcpus) v.close();
+        StopMarks.mark(vcpus.size() + " vCPUs closed");
         if (gic != null) gic.close();
         vm.close();
+        StopMarks.mark("VM closed");
         memory.close();
+        StopMarks.mark("guest memory released");
     }
 }
