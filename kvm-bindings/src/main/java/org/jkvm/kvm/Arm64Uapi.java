@@ -3,6 +3,7 @@ package org.jkvm.kvm;
 import java.lang.foreign.GroupLayout;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
 import org.jkvm.kvm.sys.aarch64.jkvm_tun_ifreq;
+import org.jkvm.kvm.sys.aarch64.iovec;
 import org.jkvm.kvm.sys.aarch64.kvm_create_device;
 import org.jkvm.kvm.sys.aarch64.kvm_device_attr;
 import org.jkvm.kvm.sys.aarch64.kvm_enable_cap;
@@ -121,6 +122,7 @@ final class Arm64Uapi implements Uapi {
             case TUN_F_TSO4 -> KvmArm64.TUN_F_TSO4();
             case TUN_F_TSO6 -> KvmArm64.TUN_F_TSO6();
             case TUN_F_TSO_ECN -> KvmArm64.TUN_F_TSO_ECN();
+            case UIO_MAXIOV -> KvmArm64.UIO_MAXIOV();
             case VMIN -> KvmArm64.VMIN();
             case VTIME -> KvmArm64.VTIME();
             case __NR_perf_event_open -> KvmArm64.__NR_perf_event_open();
@@ -148,6 +150,7 @@ final class Arm64Uapi implements Uapi {
             case perf_event_mmap_page -> perf_event_mmap_page.layout();
             case sigevent -> sigevent.layout();
             case termios -> termios.layout();
+            case iovec -> iovec.layout();
         };
     }
 

@@ -63,6 +63,11 @@ final class HostUapi {
         return offset(HOST.struct(s), path);
     }
 
+    /** The layout of a (possibly nested) member; see {@link #offset(UapiStruct, String...)}. */
+    static MemoryLayout member(UapiStruct s, String... path) {
+        return resolve(HOST.struct(s), path).layout();
+    }
+
     /** The byte offset of a (possibly nested) member of a generated layout; see above. */
     static long offset(GroupLayout struct, String... path) {
         return resolve(struct, path).offset();

@@ -13,12 +13,12 @@ final class Iovecs {
     private Iovecs() {}
 
     /** The most entries one call takes (UIO_MAXIOV). */
-    static final int MAX = (int) HostUapi.constant("UIO_MAXIOV");
-    private static final long BYTES = HostUapi.struct("iovec").byteSize();
-    private static final long BASE_AT = HostUapi.offset("iovec", "iov_base");
-    private static final long LEN_AT = HostUapi.offset("iovec", "iov_len");
-    private static final AddressLayout BASE = (AddressLayout) HostUapi.member("iovec", "iov_base");
-    private static final ValueLayout.OfLong LEN = (ValueLayout.OfLong) HostUapi.member("iovec", "iov_len");
+    static final int MAX = (int) HostUapi.constant(UapiConstant.UIO_MAXIOV);
+    private static final long BYTES = HostUapi.struct(UapiStruct.iovec).byteSize();
+    private static final long BASE_AT = HostUapi.offset(UapiStruct.iovec, "iov_base");
+    private static final long LEN_AT = HostUapi.offset(UapiStruct.iovec, "iov_len");
+    private static final AddressLayout BASE = (AddressLayout) HostUapi.member(UapiStruct.iovec, "iov_base");
+    private static final ValueLayout.OfLong LEN = (ValueLayout.OfLong) HostUapi.member(UapiStruct.iovec, "iov_len");
 
     /** An array of {@code count} entries (at least one), in {@code arena}. */
     static MemorySegment allocate(Arena arena, int count) {

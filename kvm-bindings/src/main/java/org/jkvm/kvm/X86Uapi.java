@@ -3,6 +3,7 @@ package org.jkvm.kvm;
 import java.lang.foreign.GroupLayout;
 import org.jkvm.kvm.sys.x86_64.KvmX86;
 import org.jkvm.kvm.sys.x86_64.jkvm_tun_ifreq;
+import org.jkvm.kvm.sys.x86_64.iovec;
 import org.jkvm.kvm.sys.x86_64.kvm_create_device;
 import org.jkvm.kvm.sys.x86_64.kvm_device_attr;
 import org.jkvm.kvm.sys.x86_64.kvm_enable_cap;
@@ -121,6 +122,7 @@ final class X86Uapi implements Uapi {
             case TUN_F_TSO4 -> KvmX86.TUN_F_TSO4();
             case TUN_F_TSO6 -> KvmX86.TUN_F_TSO6();
             case TUN_F_TSO_ECN -> KvmX86.TUN_F_TSO_ECN();
+            case UIO_MAXIOV -> KvmX86.UIO_MAXIOV();
             case VMIN -> KvmX86.VMIN();
             case VTIME -> KvmX86.VTIME();
             case __NR_perf_event_open -> KvmX86.__NR_perf_event_open();
@@ -148,6 +150,7 @@ final class X86Uapi implements Uapi {
             case perf_event_mmap_page -> perf_event_mmap_page.layout();
             case sigevent -> sigevent.layout();
             case termios -> termios.layout();
+            case iovec -> iovec.layout();
         };
     }
 
