@@ -325,9 +325,19 @@ public final class Arm64Vm implements AutoCloseable {
         return hypercalls.unknownCalls();
     }
 
+    /**
+     * Releases the VM. A vCPU thread that has not returned within the join limit still uses its
+     * kvm_run mapping and guest memory: unmapping them under it would crash the JVM, so then
+     * they stay mapped (and the fds open) until the process ends.
+     */
     @Override
     public void close() {
         if (virtio != null) virtio.close(); // the workers use guest memory: they stop before it goes
+        VcpuThreads t = threads;
+        if (t != null && !t.allThreadsEnded()) {
+            LOG.log(Level.WARNING, "vCPU threads still running: guest memory and vCPUs stay mapped until jkvm exits");
+            return;
+        }
         for (VcpuFd v : vcpus) v.close();
         StopMarks.mark(vcpus.size() + " vCPUs closed");
         if (gic != null) gic.close();
