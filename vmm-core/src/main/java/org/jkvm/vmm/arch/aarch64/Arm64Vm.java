@@ -109,7 +109,8 @@ public final class Arm64Vm implements AutoCloseable {
         Arm64Vm v = new Arm64Vm(kvm, config, consoleOut);
         try {
             v.build(image, initrd);
-            // Scanning a 40 MB Image for its banner takes ~30 ms: off the set-up path, asked for at the end.
+            // Off the set-up path, asked for at the end; Horspool's search keeps it short, since it shares the
+            // host's CPUs with the guest's first boot phase (seconds of CPU under emulation: bench/boot/README.md).
             v.guestKernelRelease = CompletableFuture.supplyAsync(image::release, Thread::startVirtualThread);
             v.setupTime = Duration.ofNanos(System.nanoTime() - t0);
             return v;

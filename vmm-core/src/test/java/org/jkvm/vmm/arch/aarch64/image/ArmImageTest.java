@@ -95,6 +95,23 @@ class ArmImageTest {
     }
 
     @Test
+    void theReleaseIsTheFirstWellFormedBannerAtAnyOffset() {
+        byte[] banner = "Linux version %s\nLinux version \0Linux version 6.1.0-jkvm (x)"
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (int at = 64; at < 64 + 16; at++) {
+            byte[] b = modern(8192, 32 * MiB);
+            System.arraycopy(banner, 0, b, at, banner.length);
+            assertEquals("6.1.0-jkvm", ArmImage.parse(b, SRC).release().orElseThrow(), "banner at " + at);
+        }
+        byte[] b = modern(8192, 32 * MiB);
+        byte[] tail = "Linux version 6.1.0 ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        System.arraycopy(tail, 0, b, b.length - tail.length, tail.length);
+        assertEquals("6.1.0", ArmImage.parse(b, SRC).release().orElseThrow());
+        b[b.length - 1] = 'x'; // no byte after the release: not a banner
+        assertTrue(ArmImage.parse(b, SRC).release().isEmpty());
+    }
+
+    @Test
     void aModernImageIsAcceptedAndPlacedAboveA2MiBBoundary() {
         byte[] b = modern(8192, 32 * MiB);
         ArmImage img = ArmImage.parse(b, SRC);
