@@ -8,7 +8,9 @@
 #   NET VMM ROUND ping=ok|failed
 #   NET VMM ROUND h2g bytes=N sha256=X secs=S     (host to guest, timed in the guest)
 #   NET VMM ROUND h2g-guest irqs=N packets=N      (the guest's virtio interrupts and received packets during it)
-#   NET VMM ROUND host tap-drops=N retransmits=N  (frames the tap dropped for the guest, the host's TCP retransmissions: whole run)
+#   NET VMM ROUND host tap-drops=N retransmits=N hystart-cwnd=N
+#     (whole run: frames the tap dropped for the guest, the host's TCP retransmissions, and the sum of the
+#     congestion windows at which the host's HyStart ended slow start on a rising round-trip time)
 #   NET VMM ROUND g2h bytes=N sha256=X secs=S     (guest to host, timed in the host)
 # and first the hashes of the files sent: NET h2g-sent sha256=X, and per run NET VMM ROUND g2h-sent sha256=X.
 # usage: sh inside.sh "VMMS" [MIB] [ROUNDS]     (VMMS: jkvm, jkvm-base (jkvm-base.jar, another build), qemu; MIB 8; ROUNDS 1)
@@ -61,9 +63,11 @@ wait \$k"
 append="panic=-1 quiet ip=$guest::$host:255.255.255.0::eth0:off jkvm.cmd=$(printf '%s' "$cmd" | base64 -w 0)"
 
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-# The tap's dropped frames (its queue full: the VMM reads too late) and the host's TCP retransmissions.
+# The tap's dropped frames (its queue full: the VMM reads too late), the host's TCP retransmissions and
+# TCPHystartDelayCwnd (slow start left early when the round trip grows: a VMM adding delay under load).
 losses() { echo "$(cat /sys/class/net/$tap/statistics/tx_dropped)" \
-  "$(awk '$1 == "Tcp:" && $2 !~ /^[0-9]/ { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i } $1 == "Tcp:" && $2 ~ /^[0-9]/ { print $c }' /proc/net/snmp)"; }
+  "$(awk '$1 == "Tcp:" && $2 !~ /^[0-9]/ { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i } $1 == "Tcp:" && $2 ~ /^[0-9]/ { print $c }' /proc/net/snmp)" \
+  "$(awk '$1 == "TcpExt:" && $2 !~ /^[0-9]/ { for (i = 2; i <= NF; i++) if ($i == "TCPHystartDelayCwnd") c = i } $1 == "TcpExt:" && $2 ~ /^[0-9]/ { print c ? $c : 0 }' /proc/net/netstat)"; }
 
 run() {   # run VMM ROUND
   rm -f /tmp/g2h /tmp/ga /tmp/gb /tmp/vm.log
@@ -89,7 +93,7 @@ run() {   # run VMM ROUND
   until nc $guest 5003 < /dev/null; do i=$((i + 1)); [ $i -lt 10 ] || break; sleep 1; done
   wait $vm
   echo "NET $1 $2 vmm-exit=$?"
-  echo "$before $(losses)" | awk -v p="NET $1 $2 host" '{ printf "%s tap-drops=%d retransmits=%d\n", p, $3 - $1, $4 - $2 }'
+  echo "$before $(losses)" | awk -v p="NET $1 $2 host" '{ printf "%s tap-drops=%d retransmits=%d hystart-cwnd=%d\n", p, $4 - $1, $5 - $2, $6 - $3 }'
   kill $listener 2>/dev/null
   wait $listener 2>/dev/null
   sed 's/^/  | /' /tmp/vm.log
