@@ -6,7 +6,8 @@
 #        jkvm-base-aot jkvm-rt jkvm-rt-aot jkvm-aotc; jkvm-base runs jkvm-base.jar, another build to
 #        compare with, the same way as jkvm, jkvm-base-aot with its own AOT cache; jkvm-rt* run on the
 #        jlink runtime (arm64-host/assemble-runtime, a disk holding a file jkvm-runtime); jkvm-aotc
-#        maps carried.aot, a cache made in an earlier boot of the host by arm64-host/aot-cache)
+#        maps carried.aot, a cache made in an earlier boot of the host by arm64-host/aot-cache;
+#        jkvm-aotc-NAME: jkvm-aotc with the java options BOOT_FLAGS gives NAME, "NAME:OPTIONS;NAME:OPTIONS")
 runs=${1:-5}
 variants=${2:-qemu jkvm jkvm-cds jkvm-aot}
 marker=JKVM-GUEST-READY
@@ -29,6 +30,11 @@ case " $variants " in *" jkvm-rt"*)
   done
   echo "INFO runtime ${rt:-missing: no disk holds the jlink runtime} $(grep -h '^MODULES=' /opt/jrt/release 2>/dev/null)" ;;
 esac
+
+# flags_of NAME: the java options BOOT_FLAGS ("NAME:OPTIONS;NAME:OPTIONS...") gives NAME.
+flags_of() {
+  echo "${BOOT_FLAGS:-}" | tr ';' '\n' | while IFS=: read -r n f; do [ "$n" != "$1" ] || echo "$f"; done
+}
 
 run_variant() {   # run_variant NAME
   case $1 in
@@ -53,6 +59,9 @@ run_variant() {   # run_variant NAME
     jkvm-aotc) [ -f carried.aot ] || return 0
                t -l "set up in" jkvm-aotc $marker java -XX:AOTMode=on -XX:AOTCache=carried.aot \
                  -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-aotc-*) [ -f carried.aot ] || return 0
+                 t -l "set up in" "$1" $marker java -XX:AOTMode=on -XX:AOTCache=carried.aot $(flags_of "${1#jkvm-aotc-}") \
+                   -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
     jkvm-base) [ -f jkvm-base.jar ] || return 0
                t -l "set up in" jkvm-base $marker java -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
     jkvm-base-aot) [ -f jkvm-base.jar ] || return 0
@@ -113,8 +122,15 @@ while [ $r -le "$runs" ]; do
     run_variant "$v"
     i=$((i + 1))
   done
-  # JVM start-up alone: the launcher, picocli and --version (no KVM, no guest).
+  # JVM start-up alone: the launcher, picocli and --version (no KVM, no guest); and the JVM's own
+  # floor, `java -version` (no jar), with each option set.
   t version DONT-MATCH java -jar jkvm.jar --version
+  t jvm DONT-MATCH java -version
+  for v in $variants; do case $v in jkvm-aotc-*)
+    f=$(flags_of "${v#jkvm-aotc-}")
+    t "version-aotc-${v#jkvm-aotc-}" DONT-MATCH java -XX:AOTMode=on -XX:AOTCache=carried.aot $f -jar jkvm.jar --version
+    t "jvm-${v#jkvm-aotc-}" DONT-MATCH java $f -version ;;
+  esac; done
   case " $variants " in *" jkvm-aot "*)
     t version-aot DONT-MATCH java -XX:AOTCache=/tmp/jkvm.aot -jar jkvm.jar --version ;;
   esac
