@@ -104,6 +104,10 @@ case " $variants " in *" jkvm-base "*)   # the same marks from the other build, 
     --cmdline "console=ttyS0 $append" ;;
 esac
 case " $variants " in *" jkvm-aot "*) marks marks-aot -XX:AOTCache=/tmp/jkvm.aot ;; esac
+case " $variants " in *" jkvm-aotc "*) [ ! -f carried.aot ] || marks marks-aotc -XX:AOTCache=carried.aot ;; esac
+for v in $variants; do case $v in jkvm-aotc-*) [ ! -f carried.aot ] ||
+  marks "marks-aotc-${v#jkvm-aotc-}" -XX:AOTCache=carried.aot $(flags_of "${v#jkvm-aotc-}") ;;
+esac; done
 case " $variants " in *" jkvm-base-aot "*)
   [ ! -f jkvm-base.jar ] || t -l "set up in" marks-base-aot $marker java -XX:AOTCache=/tmp/jkvm-base.aot -jar jkvm-base.jar \
     --log-level debug run $guest --cmdline "console=ttyS0 $append" ;;
