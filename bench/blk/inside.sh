@@ -1,6 +1,6 @@
 #!/bin/sh
 # The part of bench/blk/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
-# /payload: jkvm.jar (and jkvm-base.jar with BLK_BASE_JAR), carried.aot (jkvm.jar's AOT cache), Image,
+# /payload: jkvm.jar (and jkvm-base.jar with BLK_BASE_JAR, base.args: BLK_BASE_ARGS), carried.aot (jkvm.jar's AOT cache), Image,
 # debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
 # its own copy of the Debian image as /dev/vda (the root) and a sparse scratch disk with serial
 # "scratch" that fio reads and writes; every boot runs under ./stamp ("STAMP NAME ..." lines,
@@ -66,7 +66,7 @@ for v in $fio_order; do
       [ $v = jkvm ] || [ -f jkvm-base.jar ] || continue
       # A fresh sparse scratch disk for each: writing into pages already allocated is faster.
       rm -f jkvm-scratch.raw && dd if=/dev/zero of=jkvm-scratch.raw bs=1M count=0 seek="$scratch_mb" 2>/dev/null
-      if [ $v = jkvm ]; then jar=jkvm.jar jkvm_args="--stats-json fio-stats.json"; else jar=jkvm-base.jar jkvm_args=; fi
+      if [ $v = jkvm ]; then jar=jkvm.jar jkvm_args="--stats-json fio-stats.json"; else jar=jkvm-base.jar jkvm_args=$(cat base.args 2>/dev/null); fi
       boot jkvm fio-$v "jkvm.cmd=$(cat fio.cmd)"
       jar=jkvm.jar jkvm_args= ;;
     qemu) boot qemu fio-qemu "jkvm.cmd=$(cat fio.cmd)" ;;
