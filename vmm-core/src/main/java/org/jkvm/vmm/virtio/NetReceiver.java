@@ -19,10 +19,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * frame there can be, the frame is read across all of them, and those it left empty wait for the
  * next frame. Fewer chains do when the driver cannot make more available (it has given every
  * descriptor its queue holds, or they span as many buffers as one read may), the frame then being lost
- * if it is longer. One frame is read a call: the transport serves the transmit queue (the
- * driver's acknowledgements) and decides on an interrupt between frames, as the driver asks for
- * one per poll of its own (EVENT_IDX's used_event), so it works on a burst's first frames while
- * the device reads the rest.
+ * if it is longer. One frame is read a call, so the transport serves the transmit queue (the
+ * driver's acknowledgements) between the frames of a burst; it interrupts once after the burst.
  *
  * <p>Used by the worker thread, and by the transport's register writes with its lock held.
  */

@@ -264,20 +264,19 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
 
     /**
      * Serves every ready queue in rounds, as the doorbell does not say which queue rang, the
-     * driver asked not to notify meanwhile, until a round uses no chain; after each round
-     * interrupts the guest if a chain was used on a queue whose driver wants interrupts, so a
-     * device that serves a chain a call (virtio-net's receive side) lets the driver start on the
-     * first while it serves the rest. Returns whether a chain was used or chains came without a
-     * notification.
+     * driver asked not to notify meanwhile, until a round uses no chain, so a device that serves
+     * a chain a call (virtio-net's receive side) has the other queues (the driver's
+     * acknowledgements) served between its chains; then interrupts the guest if a chain was used on
+     * a queue whose driver wants interrupts. Returns whether a chain was used or chains came
+     * without a notification.
      */
     boolean serveQueues() {
-        boolean used = false, news = false, round = true;
+        boolean used = false, raise = false, news = false, round = true;
         lock.lock();
         try {
             if (!serving()) return false;
             while (round && !closed) {
                 round = false;
-                boolean raise = false;
                 for (int i = 0; i < queues.length; i++) {
                     VirtQueue q = queues[i].queue;
                     if (q == null) continue;
@@ -297,15 +296,13 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
                     }
                 }
                 used |= round;
-                // Under the lock: a driver reset clears the status, and stops the rounds, first.
-                if (raise) {
-                    interruptStatus.getAndUpdate(s -> s | INT_VRING);
-                    interrupt.run();
-                }
             }
+            // Under the lock: a driver reset between this and the interrupt clears it.
+            if (raise) interruptStatus.getAndUpdate(s -> s | INT_VRING);
         } finally {
             lock.unlock();
         }
+        if (raise) interrupt.run();
         return used || news;
     }
 
