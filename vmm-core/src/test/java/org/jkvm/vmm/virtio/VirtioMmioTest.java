@@ -126,15 +126,21 @@ class VirtioMmioTest {
             m.write(0, 0x20, 4, 1);
             m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK);
             assertEquals(List.of(VirtioMmio.F_VERSION_1), negotiated);
-            m.write(0, 0x38, 4, 8);
-            m.write(0, 0x80, 4, DESC);
-            m.write(0, 0x90, 4, AVAIL);
-            m.write(0, 0xa0, 4, USED);
-            m.write(0, QUEUE_READY, 4, 1);
+            setUpQueue(m, 0);
             m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK | DRIVER_OK);
             in.write(List.of(frame));
             assertTrue(served.tryAcquire(5, TimeUnit.SECONDS), "the device's own input serves the queues");
         }
+    }
+
+    /** Sets up queue {@code q} with 8 entries at FakeRam's rings. */
+    private static void setUpQueue(VirtioMmio m, int q) {
+        m.write(0, 0x30, 4, q);
+        m.write(0, 0x38, 4, 8);
+        m.write(0, 0x80, 4, DESC);
+        m.write(0, 0x90, 4, AVAIL);
+        m.write(0, 0xa0, 4, USED);
+        m.write(0, QUEUE_READY, 4, 1);
     }
 
     /**
@@ -161,14 +167,8 @@ class VirtioMmioTest {
             m.write(0, 0x24, 4, 1);
             m.write(0, 0x20, 4, 1);
             m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK);
-            for (int q = 0; q < 2; q++) { // both on the same rings: this device never reads them
-                m.write(0, 0x30, 4, q);
-                m.write(0, 0x38, 4, 8);
-                m.write(0, 0x80, 4, DESC);
-                m.write(0, 0x90, 4, AVAIL);
-                m.write(0, 0xa0, 4, USED);
-                m.write(0, QUEUE_READY, 4, 1);
-            }
+            setUpQueue(m, 0);
+            setUpQueue(m, 1); // on the same rings: this device never reads them
             m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK | DRIVER_OK);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (calls.size() < 8 && System.nanoTime() < deadline) Thread.onSpinWait();
