@@ -8,6 +8,8 @@
 #   NET VMM ROUND ping=ok|failed
 #   NET VMM ROUND h2g bytes=N sha256=X secs=S     (host to guest, timed in the guest)
 #   NET VMM ROUND h2g-guest irqs=N packets=N      (the guest's virtio interrupts and received packets during it)
+#   NET VMM ROUND h2g-threads NAME=TICKS ...      (the VMM's threads' CPU, 1/100 s, while the host sent it: the
+#     JVM's own threads (JIT, GC) beside the vCPUs and the device worker; QEMU's all read qemu-system-aar)
 #   NET VMM ROUND host tap-drops=N retransmits=N hystart-cwnd=N
 #     (whole run: frames the tap dropped for the guest, the host's TCP retransmissions, and the sum of the
 #     congestion windows at which the host's HyStart ended slow start on a rising round-trip time)
@@ -69,6 +71,9 @@ losses() { echo "$(cat /sys/class/net/$tap/statistics/tx_dropped)" \
   "$(awk '$1 == "Tcp:" && $2 !~ /^[0-9]/ { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i } $1 == "Tcp:" && $2 ~ /^[0-9]/ { print $c }' /proc/net/snmp)" \
   "$(awk '$1 == "TcpExt:" && $2 !~ /^[0-9]/ { for (i = 2; i <= NF; i++) if ($i == "TCPHystartDelayCwnd") c = i } $1 == "TcpExt:" && $2 ~ /^[0-9]/ { print c ? $c : 0 }' /proc/net/netstat)"; }
 
+# Per thread of PID: tid, name (spaces as _), CPU ticks (user + system, 1/100 s) so far.
+tcpu() { for t in /proc/$1/task/*; do echo "${t##*/} $(tr ' ' _ < $t/comm) $(sed 's/.*) //' $t/stat | awk '{ print $12 + $13 }')"; done; }
+
 run() {   # run VMM ROUND
   rm -f /tmp/g2h /tmp/ga /tmp/gb /tmp/vm.log
   nc -l -p 5002 -e sh -c 'cat /proc/uptime > /tmp/ga; cat > /tmp/g2h; cat /proc/uptime > /tmp/gb' &
@@ -85,8 +90,11 @@ run() {   # run VMM ROUND
   vm=$!
   i=0
   while ! grep -q GUEST-LISTENING /tmp/vm.log 2>/dev/null && [ $i -lt 900 ] && kill -0 $vm 2>/dev/null; do sleep 1; i=$((i + 1)); done
+  tcpu $vm > /tmp/tc0
   i=0
   until nc $guest 5001 < /tmp/h2g; do i=$((i + 1)); [ $i -lt 30 ] || break; sleep 1; done
+  tcpu $vm > /tmp/tc1
+  echo "NET $1 $2 h2g-threads $(awk 'NR == FNR { b[$1] = $3; next } { d = $3 - b[$1]; if (d > 0) printf "%s=%d ", $2, d }' /tmp/tc0 /tmp/tc1)"
   i=0
   while [ ! -f /tmp/gb ] && [ $i -lt 900 ] && kill -0 $vm 2>/dev/null; do sleep 1; i=$((i + 1)); done
   i=0
