@@ -9,7 +9,7 @@
 #   NET VMM ROUND h2g bytes=N sha256=X secs=S     (host to guest, timed in the guest)
 #   NET VMM ROUND h2g-guest irqs=N packets=N      (the guest's virtio interrupts and received packets during it)
 #   NET VMM ROUND h2g-threads NAME=TICKS ...      (the VMM's threads' CPU, 1/100 s, while the host sent it: the
-#     JVM's own threads (JIT, GC) beside the vCPUs and the device worker; QEMU's all read qemu-system-aar)
+#     JVM's own threads (JIT, GC) beside the vCPUs and the device worker; QEMU's named by -name debug-threads=on)
 #   NET VMM ROUND host tap-drops=N retransmits=N hystart-cwnd=N
 #     (whole run: frames the tap dropped for the guest, the host's TCP retransmissions, and the sum of the
 #     congestion windows at which the host's HyStart ended slow start on a rising round-trip time)
@@ -82,7 +82,7 @@ run() {   # run VMM ROUND
   case $1 in
     jkvm|jkvm-base) java -jar "$1.jar" run --kernel Image --initrd initramfs.cpio.gz --cpus 2 --memory 512M --timeout 900 \
             --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
-    qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
+    qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M -name qemu,debug-threads=on \
             -nographic -no-reboot -global virtio-mmio.force-legacy=false \
             -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off -device virtio-net-device,netdev=n0,mac=$mac \
             -kernel Image -initrd initramfs.cpio.gz -append "console=ttyAMA0 $append" > /tmp/vm.log 2>&1 & ;;
