@@ -19,8 +19,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * frame there can be, the frame is read across all of them, and those it left empty wait for the
  * next frame. Fewer chains do when the driver cannot make more available (it has given every
  * descriptor its queue holds, or they span as many buffers as one read may), the frame then being lost
- * if it is longer. One frame is read a call, so the transport serves the transmit queue (the
- * driver's acknowledgements) between the frames of a burst; it interrupts once after the burst.
+ * if it is longer. All frames the tap has for the chains are read in one pass, so the transport
+ * raises one interrupt per batch.
  *
  * <p>Used by the worker thread, and by the transport's register writes with its lock held.
  */
@@ -54,13 +54,14 @@ final class NetReceiver {
         return waitsForFrame;
     }
 
-    /** Reads the tap's next frame into the driver's receive chains; returns whether one was delivered (false: either ran out). */
+    /** Fills the driver's receive chains with frames from the tap until either runs out; returns whether one was used. */
     boolean receive(VirtQueue queue) throws VirtioException {
+        boolean used = false;
         int failures = 0;
         while (true) {
             List<MemorySegment> into = take(queue);
             waitsForFrame = into != null;
-            if (into == null) return false; // the driver notifies when it adds chains
+            if (into == null) return used; // the driver notifies when it adds chains
             long n;
             try {
                 n = frames.read(into);
@@ -71,13 +72,13 @@ final class NetReceiver {
                 drop.accept(e.getMessage());
                 continue;
             }
-            if (n < 0) return false; // the worker polls the tap until a frame comes
+            if (n < 0) return used; // the worker polls the tap until a frame comes
             if (n < NetHeader.BYTES + NetHeader.ETH_BYTES) {
                 drop.accept(n + " bytes, less than a header and an Ethernet header");
                 continue;
             }
             complete(queue, n);
-            return true;
+            used = true;
         }
     }
 

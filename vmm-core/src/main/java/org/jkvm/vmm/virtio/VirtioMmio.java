@@ -263,39 +263,32 @@ public final class VirtioMmio implements MmioDevice, AutoCloseable {
     }
 
     /**
-     * Serves every ready queue in rounds, as the doorbell does not say which queue rang, the
-     * driver asked not to notify meanwhile, until a round uses no chain, so a device that serves
-     * a chain a call (virtio-net's receive side) has the other queues (the driver's
-     * acknowledgements) served between its chains; then interrupts the guest if a chain was used on
-     * a queue whose driver wants interrupts. Returns whether a chain was used or chains came
-     * without a notification.
+     * Serves every ready queue once, as the doorbell does not say which queue rang, the driver
+     * asked not to notify meanwhile, and interrupts the guest if a chain was used on a queue whose
+     * driver wants interrupts; returns whether one was used or chains came without a notification.
      */
     boolean serveQueues() {
-        boolean used = false, raise = false, news = false, round = true;
+        boolean used = false, raise = false, news = false;
         lock.lock();
         try {
             if (!serving()) return false;
-            while (round && !closed) {
-                round = false;
-                for (int i = 0; i < queues.length; i++) {
-                    VirtQueue q = queues[i].queue;
-                    if (q == null) continue;
-                    try {
-                        q.suppressNotifications();
-                        boolean u = device.serve(i, q);
-                        news |= q.resumeNotifications();
-                        round |= u;
-                        raise |= u && q.interruptWanted();
-                    } catch (VirtioException e) {
-                        needsReset("queue " + i + ": " + e.getMessage());
-                        return false;
-                    } catch (RuntimeException e) {
-                        LOG.log(Level.ERROR, device.name() + ": serving queue " + i + " failed; the device needs a reset", e);
-                        needsReset("queue " + i + ": " + e);
-                        return false;
-                    }
+            for (int i = 0; i < queues.length; i++) {
+                VirtQueue q = queues[i].queue;
+                if (q == null) continue;
+                try {
+                    q.suppressNotifications();
+                    boolean u = device.serve(i, q);
+                    news |= q.resumeNotifications();
+                    used |= u;
+                    raise |= u && q.interruptWanted();
+                } catch (VirtioException e) {
+                    needsReset("queue " + i + ": " + e.getMessage());
+                    return false;
+                } catch (RuntimeException e) {
+                    LOG.log(Level.ERROR, device.name() + ": serving queue " + i + " failed; the device needs a reset", e);
+                    needsReset("queue " + i + ": " + e);
+                    return false;
                 }
-                used |= round;
             }
             // Under the lock: a driver reset between this and the interrupt clears it.
             if (raise) interruptStatus.getAndUpdate(s -> s | INT_VRING);

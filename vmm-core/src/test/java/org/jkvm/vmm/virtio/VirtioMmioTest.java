@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -126,56 +125,15 @@ class VirtioMmioTest {
             m.write(0, 0x20, 4, 1);
             m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK);
             assertEquals(List.of(VirtioMmio.F_VERSION_1), negotiated);
-            setUpQueue(m, 0);
+            m.write(0, 0x38, 4, 8);
+            m.write(0, 0x80, 4, DESC);
+            m.write(0, 0x90, 4, AVAIL);
+            m.write(0, 0xa0, 4, USED);
+            m.write(0, QUEUE_READY, 4, 1);
             m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK | DRIVER_OK);
             in.write(List.of(frame));
             assertTrue(served.tryAcquire(5, TimeUnit.SECONDS), "the device's own input serves the queues");
         }
-    }
-
-    /** Sets up queue {@code q} with 8 entries at FakeRam's rings. */
-    private static void setUpQueue(VirtioMmio m, int q) {
-        m.write(0, 0x30, 4, q);
-        m.write(0, 0x38, 4, 8);
-        m.write(0, 0x80, 4, DESC);
-        m.write(0, 0x90, 4, AVAIL);
-        m.write(0, 0xa0, 4, USED);
-        m.write(0, QUEUE_READY, 4, 1);
-    }
-
-    /**
-     * A device that uses a chain a call (virtio-net's receive side) has its other queues (the
-     * driver's acknowledgements) served between its chains, and the guest is interrupted once,
-     * after the last.
-     */
-    @Test
-    void servesTheQueuesInRoundsAndInterruptsOnceAfterThem() throws InterruptedException {
-        List<Integer> calls = new CopyOnWriteArrayList<>();
-        List<Integer> callsAtInterrupt = new CopyOnWriteArrayList<>();
-        VirtioDevice device = new VirtioDevice() {
-            @Override public int deviceId() { return 4; }
-            @Override public String name() { return "test-device"; }
-            @Override public long features() { return VirtioMmio.F_VERSION_1; }
-            @Override public int queues() { return 2; }
-            @Override public boolean serve(int index, VirtQueue queue) {
-                calls.add(index);
-                return index == 0 && calls.stream().filter(i -> i == 0).count() <= 3;
-            }
-        };
-        try (EventFd bell = EventFd.create(); VirtioMmio m = new VirtioMmio(device, ram, bell, () -> callsAtInterrupt.add(calls.size()))) {
-            m.write(0, STATUS, 4, ACK_DRIVER);
-            m.write(0, 0x24, 4, 1);
-            m.write(0, 0x20, 4, 1);
-            m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK);
-            setUpQueue(m, 0);
-            setUpQueue(m, 1); // on the same rings: this device never reads them
-            m.write(0, STATUS, 4, ACK_DRIVER | FEATURES_OK | DRIVER_OK);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (calls.size() < 8 && System.nanoTime() < deadline) Thread.onSpinWait();
-            Thread.sleep(100);
-        }
-        assertEquals(List.of(0, 1, 0, 1, 0, 1, 0, 1), calls.subList(0, 8), "queue 1 between queue 0's chains");
-        assertEquals(List.of(8), callsAtInterrupt, "one interrupt, after the round that used nothing");
     }
 
     @Test

@@ -191,25 +191,9 @@ class VirtioNetTest {
     }
 
     /**
-     * A frame a call: the transport serves the transmit queue (the driver's acknowledgements)
-     * between the frames of a burst.
-     */
-    @Test
-    void readsOneFrameACall() throws VirtioException {
-        VirtQueue rx = rxRam.queue(SIZE);
-        offerToReceive(0, 3, 2048);
-        for (int i = 0; i < 3; i++) peerWrite(frame(0, 100));
-        for (int i = 1; i <= 3; i++) {
-            assertTrue(net.serve(VirtioNet.RX, rx));
-            assertEquals(i, rxRam.usedIndex());
-        }
-        assertFalse(net.serve(VirtioNet.RX, rx), "the tap has no more");
-    }
-
-    /**
      * Deciding after each frame instead (the driver then polls from the first frame on) raised
-     * 1.5-8x the guest's interrupts and was slower in bench/net/run-arm64 (2026-11-30 22:17 and
-     * 2026-12-01 01:20): an interrupt costs the guest more than the frames it waits for.
+     * 1.5-3x the guest's interrupts and was slower in bench/net/run-arm64: an interrupt costs the
+     * guest more than the frames it waits for.
      */
     @Test
     void aBurstOfFramesInterruptsTheDriverOnceAfterItsLastFrame() throws Exception {
