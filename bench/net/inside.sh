@@ -8,6 +8,8 @@
 #   NET VMM ROUND ping=ok|failed
 #   NET VMM ROUND h2g bytes=N sha256=X secs=S     (host to guest, timed in the guest)
 #   NET VMM ROUND h2g-guest irqs=N packets=N      (the guest's virtio interrupts and received packets during it)
+#   NET VMM ROUND h2g-threads NAME=TICKS ...      (the VMM's threads' CPU, 1/100 s, while the host sent it: the
+#     JVM's own threads (JIT, GC) beside the vCPUs and the device worker; QEMU's named by -name debug-threads=on)
 #   NET VMM ROUND host tap-drops=N retransmits=N hystart-cwnd=N
 #     (whole run: frames the tap dropped for the guest, the host's TCP retransmissions, and the sum of the
 #     congestion windows at which the host's HyStart ended slow start on a rising round-trip time)
@@ -69,6 +71,9 @@ losses() { echo "$(cat /sys/class/net/$tap/statistics/tx_dropped)" \
   "$(awk '$1 == "Tcp:" && $2 !~ /^[0-9]/ { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i } $1 == "Tcp:" && $2 ~ /^[0-9]/ { print $c }' /proc/net/snmp)" \
   "$(awk '$1 == "TcpExt:" && $2 !~ /^[0-9]/ { for (i = 2; i <= NF; i++) if ($i == "TCPHystartDelayCwnd") c = i } $1 == "TcpExt:" && $2 ~ /^[0-9]/ { print c ? $c : 0 }' /proc/net/netstat)"; }
 
+# Per thread of PID: tid, name (spaces as _), CPU ticks (user + system, 1/100 s) so far.
+tcpu() { for t in /proc/$1/task/*; do echo "${t##*/} $(tr ' ' _ < $t/comm) $(sed 's/.*) //' $t/stat | awk '{ print $12 + $13 }')"; done; }
+
 run() {   # run VMM ROUND
   rm -f /tmp/g2h /tmp/ga /tmp/gb /tmp/vm.log
   nc -l -p 5002 -e sh -c 'cat /proc/uptime > /tmp/ga; cat > /tmp/g2h; cat /proc/uptime > /tmp/gb' &
@@ -77,7 +82,7 @@ run() {   # run VMM ROUND
   case $1 in
     jkvm|jkvm-base) java -jar "$1.jar" run --kernel Image --initrd initramfs.cpio.gz --cpus 2 --memory 512M --timeout 900 \
             --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
-    qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
+    qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M -name qemu,debug-threads=on \
             -nographic -no-reboot -global virtio-mmio.force-legacy=false \
             -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off -device virtio-net-device,netdev=n0,mac=$mac \
             -kernel Image -initrd initramfs.cpio.gz -append "console=ttyAMA0 $append" > /tmp/vm.log 2>&1 & ;;
@@ -85,8 +90,11 @@ run() {   # run VMM ROUND
   vm=$!
   i=0
   while ! grep -q GUEST-LISTENING /tmp/vm.log 2>/dev/null && [ $i -lt 900 ] && kill -0 $vm 2>/dev/null; do sleep 1; i=$((i + 1)); done
+  tcpu $vm > /tmp/tc0
   i=0
   until nc $guest 5001 < /tmp/h2g; do i=$((i + 1)); [ $i -lt 30 ] || break; sleep 1; done
+  tcpu $vm > /tmp/tc1
+  echo "NET $1 $2 h2g-threads $(awk 'NR == FNR { b[$1] = $3; next } { d = $3 - b[$1]; if (d > 0) printf "%s=%d ", $2, d }' /tmp/tc0 /tmp/tc1)"
   i=0
   while [ ! -f /tmp/gb ] && [ $i -lt 900 ] && kill -0 $vm 2>/dev/null; do sleep 1; i=$((i + 1)); done
   i=0
