@@ -108,7 +108,7 @@ public final class PvLockDevice implements VmExtension {
         }
         UserspacePreemptionTracker tracker = null;
         if (r.mode() == PvLockMode.USERSPACE) {
-            tracker = new UserspacePreemptionTracker(region, stats, vcpus.size());
+            tracker = new UserspacePreemptionTracker(region, stats, vcpus.size(), vm.config().pin());
             vm.addRunListener(tracker);
         }
         boolean byJkvm = support.filter();

@@ -1,8 +1,10 @@
 package org.jkvm.pvlock;
 
 import java.lang.System.Logger.Level;
+import java.util.BitSet;
 
 import org.jkvm.kvm.ContextSwitchMonitor;
+import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.KvmException;
 import org.jkvm.vmm.vcpu.VcpuRunListener;
 
@@ -14,9 +16,12 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * on WFI) or handles an exit in jkvm is not preempted and keeps 0, as with x86's steal-time
  * flag and the project's kernel series: the guest's scheduler treats a preempted CPU as busy,
  * so flagging halted vCPUs would hide its idle CPUs. The flag goes back to 0 when the thread
- * is switched in again. The tracker thread is not pinned with the vCPUs, so on an
- * overcommitted CPU set it still runs elsewhere when it can; how late its writes are is
- * measured in {@link PvLockStats#staleness()}.
+ * is switched in again. The tracker thread runs on the CPUs jkvm was started with outside the
+ * vCPUs' pin where there are any, else on all of them; never on the pin alone (it is started
+ * from a vCPU thread, whose pin it would otherwise inherit), so with vCPUs overcommitted on a
+ * CPU set it runs elsewhere. Where the vCPUs can keep every CPU it may use busy it says so, as
+ * each of its wake-ups then preempts a vCPU. How late its writes are is measured in
+ * {@link PvLockStats#staleness()}.
  *
  * <p>The tracker stays idle (no perf events, no thread, no write) until the guest first asks
  * for a structure ({@link #guestAsked}): a guest without the PV-lock series never reads the
@@ -36,19 +41,35 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     private final boolean[] flag;
     private final long[] flaggedSince;
     private final int[] tids;
+    /** The CPUs the tracker's thread is to run on. */
+    private final BitSet cpus;
+    /** How many of them the vCPU threads can keep busy at once. */
+    private final int busy;
+    private volatile BitSet ranOn;
     private int threadsStarted;
     private boolean asked;
     private volatile boolean closing;
     private Thread poller;
     private volatile String switchSource = "idle: the guest made no PV-lock call";
 
-    UserspacePreemptionTracker(PvLockRegion region, PvLockStats stats, int vcpus) {
+    /**
+     * Tracks {@code vcpus} vCPUs whose threads run on {@code pin} (null: unpinned); made on a
+     * thread with jkvm's own CPUs (set-up, before any vCPU thread is pinned).
+     */
+    UserspacePreemptionTracker(PvLockRegion region, PvLockStats stats, int vcpus, BitSet pin) {
         this.region = region;
         this.stats = stats;
         this.locks = new Object[vcpus];
         this.flag = new boolean[vcpus];
         this.flaggedSince = new long[vcpus];
         this.tids = new int[vcpus];
+        BitSet all = HostCpus.currentAffinity();
+        BitSet vcpuCpus = (BitSet) all.clone();
+        if (pin != null) vcpuCpus.and(pin);
+        BitSet outside = (BitSet) all.clone();
+        outside.andNot(vcpuCpus);
+        this.cpus = outside.isEmpty() ? all : outside;
+        this.busy = outside.isEmpty() ? Math.min(vcpus, vcpuCpus.cardinality()) : 0;
         stats.timeFlags();
         for (int v = 0; v < vcpus; v++) {
             locks[v] = new Object();
@@ -130,7 +151,33 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         }
     }
 
+    /** The CPUs the tracker's thread may run on once started, or null before. */
+    BitSet ranOn() {
+        return ranOn;
+    }
+
+    /**
+     * Why the tracker costs the guest when the vCPU threads can keep {@code busy} of its
+     * {@code cpus} CPUs busy, or null when one is left for it.
+     */
+    static String noSpareCpu(int cpus, int busy) {
+        if (cpus > busy) return null;
+        return ("the vCPUs can keep all %d host CPUs the userspace preemption tracker may use busy: each switch it"
+                + " reads wakes it on a vCPU's CPU, which preempts that vCPU and makes two more records (virtio-blk"
+                + " IOPS 0.3-0.7x of --pvlock off with 2 vCPUs on 2 CPUs: bench/blk/README.md). Leave it a CPU:"
+                + " fewer vCPUs than host CPUs, or --pin the vCPUs to some of them; or use --pvlock off where"
+                + " throughput is measured").formatted(cpus);
+    }
+
     private void track() {
+        try {
+            HostCpus.pinCurrentThread(cpus);
+        } catch (KvmException e) {
+            LOG.log(Level.WARNING, "the preemption tracker stays on the CPUs of the vCPU thread that started it: {0}", e.getMessage());
+        }
+        ranOn = HostCpus.currentAffinity();
+        String crowded = noSpareCpu(ranOn.cardinality(), busy);
+        if (crowded != null) LOG.log(Level.WARNING, crowded);
         ContextSwitchMonitor monitor;
         try {
             monitor = ContextSwitchMonitor.open(tids.clone());

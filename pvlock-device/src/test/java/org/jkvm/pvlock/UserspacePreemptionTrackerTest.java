@@ -1,5 +1,6 @@
 package org.jkvm.pvlock;
 
+import java.util.BitSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
@@ -13,13 +14,17 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Userspace mode's meaning of {@code preempted}, fed with the switches perf would report: only
  * a switch-out while runnable flags a vCPU; a halt (voluntary switch-out) and an exit handled
  * in jkvm leave it at 0, as the host kernel series does. And its lazy start: nothing runs or
- * is written before the guest's first PV-lock call.
+ * is written before the guest's first PV-lock call; and where its thread runs: off the vCPUs'
+ * pin, whichever vCPU thread started it.
  */
 @Tag("unit")
 class UserspacePreemptionTrackerTest {
@@ -33,7 +38,7 @@ class UserspacePreemptionTrackerTest {
         mem = MappedMemory.anonymous(0x10000, false);
         region = new PvLockRegion(new MemoryRegion("pvlock", MemoryRegion.Kind.RESERVED, 0x0A10_0000L, 0x10000, 1, mem), 2);
         stats = new PvLockStats(2);
-        tracker = new UserspacePreemptionTracker(region, stats, 2);
+        tracker = new UserspacePreemptionTracker(region, stats, 2, null);
     }
 
     @AfterEach
@@ -83,6 +88,56 @@ class UserspacePreemptionTrackerTest {
         tracker.started(1, HostCpus.currentTid());
         tracker.guestAsked(0);
         assertEquals(-1, stats.trackingStartedMillis());
+    }
+
+    @Test
+    void theTrackerThreadRunsOffTheVcpusPinThoughAPinnedVcpuThreadStartsIt() throws Exception {
+        BitSet all = HostCpus.currentAffinity();
+        BitSet pin = firstOfTwoOrMore(all);
+        BitSet outside = (BitSet) all.clone();
+        outside.andNot(pin);
+        tracker.close();
+        tracker = new UserspacePreemptionTracker(region, stats, 2, pin);
+        assertEquals(outside, startFromThreadOn(pin), "the CPUs outside the vCPUs' pin " + pin);
+    }
+
+    @Test
+    void unpinnedVcpusLeaveTheTrackerAllOfJkvmsCpus() throws Exception {
+        BitSet all = HostCpus.currentAffinity();
+        BitSet one = firstOfTwoOrMore(all);
+        assertEquals(all, startFromThreadOn(one), "not the starting thread's " + one);
+    }
+
+    @Test
+    void aTrackerWithoutACpuOfItsOwnSaysHowToLeaveItOne() {
+        String crowded = UserspacePreemptionTracker.noSpareCpu(2, 2);
+        assertNotNull(crowded, "2 vCPUs can keep both CPUs busy");
+        assertTrue(crowded.contains("all 2 host CPUs") && crowded.contains("--pin") && crowded.contains("--pvlock off"), crowded);
+        assertNull(UserspacePreemptionTracker.noSpareCpu(3, 2), "a third CPU is the tracker's");
+        assertNull(UserspacePreemptionTracker.noSpareCpu(6, 0), "pinned vCPUs leave the other CPUs free");
+    }
+
+    /** The first of {@code cpus}, which must be 2 or more for the test to mean anything. */
+    private static BitSet firstOfTwoOrMore(BitSet cpus) {
+        assumeTrue(cpus.cardinality() >= 2, "needs 2 host CPUs; this process may use " + cpus);
+        BitSet first = new BitSet();
+        first.set(cpus.nextSetBit(0));
+        return first;
+    }
+
+    /** Starts the tracker from a (vCPU) thread pinned to {@code cpus}; returns where the tracker's thread runs. */
+    private BitSet startFromThreadOn(BitSet cpus) throws InterruptedException {
+        int tid = parkedThreadTid();
+        Thread vcpu = Thread.ofPlatform().start(() -> {
+            HostCpus.pinCurrentThread(cpus);
+            tracker.started(0, tid);
+            tracker.started(1, tid);
+            tracker.guestAsked(0);
+        });
+        vcpu.join();
+        for (int i = 0; i < 500 && tracker.ranOn() == null; i++) Thread.sleep(10);
+        assertNotNull(tracker.ranOn(), "the tracker's thread started within 5 s");
+        return tracker.ranOn();
     }
 
     /** A thread that never runs again, so a started tracker gets no switch to write about. */
