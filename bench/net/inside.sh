@@ -82,6 +82,8 @@ run() {   # run VMM ROUND
   case $1 in
     jkvm|jkvm-base) java -jar "$1.jar" run --kernel Image --initrd initramfs.cpio.gz --cpus 2 --memory 512M --timeout 900 \
             --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
+    jkvm-c1) java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
+            --cpus 2 --memory 512M --timeout 900 --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
     qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M -name qemu,debug-threads=on \
             -nographic -no-reboot -global virtio-mmio.force-legacy=false \
             -netdev tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off -device virtio-net-device,netdev=n0,mac=$mac \
