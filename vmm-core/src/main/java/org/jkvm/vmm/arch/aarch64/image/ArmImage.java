@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -63,9 +61,6 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
     public static final long DEFAULT_MAX_BYTES = 256L << 20;
 
     private static final System.Logger LOG = System.getLogger(ArmImage.class.getName());
-    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long FLAG_BIG_ENDIAN = 1;
     private static final long FLAG_PHYS_ANYWHERE = 1 << 3;
     private static final long MAX_IMAGE_SIZE = 4L << 30;
@@ -97,16 +92,21 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
                     "Pass the kernel Image file itself (guest/build prints JKVM_GUEST_IMAGE=...)");
         }
         // The checks read the file through a mapping of it: only the pages they look at are read.
+        long cap = Math.min(maxBytes, Integer.MAX_VALUE);   // what one ByteBuffer can map
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
             long size = ch.size();
-            if (size > maxBytes) {
-                throw tooLarge(src, "the file has " + size + " bytes", maxBytes);
+            if (size > cap) {
+                throw tooLarge(src, "the file has " + size + " bytes", cap);
             }
-            MemorySegment k = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            ByteBuffer k = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena).asByteBuffer();
             if (gzipped(k)) {
-                return parse(k.toArray(ValueLayout.JAVA_BYTE), src, maxBytes);
+                byte[] data = new byte[(int) size];
+                k.get(0, data);
+                return parse(data, src, maxBytes);
             }
-            return check(k, src, false, new ImageContent.InFile(file, size, ImageContent.InFile.headerOf(k)));
+            byte[] header = new byte[(int) Math.min(size, HEADER_SIZE)];
+            k.get(0, header);
+            return check(k, src, false, new ImageContent.InFile(file, size, header));
         } catch (NoSuchFileException e) {
             throw new BadKernelImageException(src, Reason.UNREADABLE, "no such file",
                     "Check the path (guest/build prints the test guest's as JKVM_GUEST_IMAGE=...)", e);
@@ -128,15 +128,15 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
         if (data.length > maxBytes) {
             throw tooLarge(src, "it has " + data.length + " bytes", maxBytes);
         }
-        boolean gzipped = gzipped(MemorySegment.ofArray(data));
+        boolean gzipped = gzipped(ByteBuffer.wrap(data));
         byte[] k = gzipped ? gunzip(data, src, maxBytes) : data;
-        return check(MemorySegment.ofArray(k), src, gzipped, new ImageContent.InMemory(k));
+        return check(ByteBuffer.wrap(k), src, gzipped, new ImageContent.InMemory(k));
     }
 
-    /** Checks the header of the image {@code k}, whose bytes {@code content} holds. */
-    private static ArmImage check(MemorySegment k, String src, boolean gzipped, ImageContent content) {
+    /** Checks the header of the image {@code k} (all of it, from 0 to its capacity), whose bytes {@code content} holds. */
+    private static ArmImage check(ByteBuffer k, String src, boolean gzipped, ImageContent content) {
         String what = gzipped ? "decompressed image" : "file";
-        long length = k.byteSize();
+        int length = k.capacity();
         if (length < HEADER_SIZE) {
             if (!gzipped && looksLike(k) != null) {
                 throw notArm64(src, k);
@@ -146,19 +146,20 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
                             + "-byte arm64 Image header",
                     "The file is cut off or empty: copy it again, or " + lower(FIX_ARM64));
         }
-        if (k.get(LE_INT, 56) != MAGIC) {
+        ByteBuffer h = k.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (h.getInt(56) != MAGIC) {
             throw notArm64(src, k);
         }
-        long end = peRawEnd(k);
+        long end = peRawEnd(h);
         if (end > length) {
             throw new BadKernelImageException(src, Reason.TRUNCATED,
                     "the " + what + " has " + length + " bytes but its header (PE/COFF sections) says "
                             + end,
                     "The file is cut off: copy it again from the kernel build or package");
         }
-        long textOffset = k.get(LE_LONG, 8);
-        long imageSize = k.get(LE_LONG, 16);
-        long flags = k.get(LE_LONG, 24);
+        long textOffset = h.getLong(8);
+        long imageSize = h.getLong(16);
+        long flags = h.getLong(24);
         boolean legacy = imageSize == 0;
         if ((flags & FLAG_BIG_ENDIAN) != 0 || (legacy && textOffset == Long.reverseBytes(LEGACY_TEXT_OFFSET))) {
             throw new BadKernelImageException(src, Reason.BIG_ENDIAN,
@@ -214,7 +215,7 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
         return Math.max(imageSize, kernel.size());
     }
 
-    /** Where to copy {@link #kernel} to (and jump to): the first 2 MiB-aligned address at or above ramBase, plus text_offset. */
+    /** Where to copy {@link #kernel} (and jump to): the first 2 MiB-aligned address at or above ramBase, plus text_offset. */
     public long loadAddress(long ramBase) {
         if (ramBase < 0) {
             throw new IllegalArgumentException("RAM base must not be negative: 0x" + Long.toHexString(ramBase));
@@ -283,9 +284,8 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
         return Character.toLowerCase(s.charAt(0)) + s.substring(1);
     }
 
-    private static boolean gzipped(MemorySegment data) {
-        return data.byteSize() >= 2 && (data.get(ValueLayout.JAVA_BYTE, 0) & 0xff) == 0x1f
-                && (data.get(ValueLayout.JAVA_BYTE, 1) & 0xff) == 0x8b;
+    private static boolean gzipped(ByteBuffer data) {
+        return data.capacity() >= 2 && (data.get(0) & 0xff) == 0x1f && (data.get(1) & 0xff) == 0x8b;
     }
 
     private static BadKernelImageException tooLarge(String src, String size, long maxBytes) {
@@ -327,23 +327,23 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
      * kernels carry (res5 = offset of "PE\0\0"), i.e. the file size the header implies;
      * 0 when there is no such header. A section table that itself lies past the end counts.
      */
-    private static long peRawEnd(MemorySegment k) {
-        long length = k.byteSize();
-        if (!startsWith(k, 0, 'M', 'Z')) {
+    private static long peRawEnd(ByteBuffer b) {
+        if (!startsWith(b, 0, 'M', 'Z')) {
             return 0;
         }
-        long pe = k.get(LE_INT, 60) & 0xffffffffL;
+        int length = b.capacity();
+        long pe = b.getInt(60) & 0xffffffffL;
         if (pe < HEADER_SIZE || pe > 1 << 20) {
             return 0;                                   // no PE header we understand
         }
         if (pe + 24 > length) {
             return pe + 24;
         }
-        if (k.get(LE_INT, pe) != 0x00004550) {          // "PE\0\0"
+        if (b.getInt((int) pe) != 0x00004550) {         // "PE\0\0"
             return 0;
         }
-        int sections = k.get(LE_SHORT, pe + 6) & 0xffff;
-        int optSize = k.get(LE_SHORT, pe + 20) & 0xffff;
+        int sections = b.getShort((int) pe + 6) & 0xffff;
+        int optSize = b.getShort((int) pe + 20) & 0xffff;
         long table = pe + 24 + optSize;
         long tableEnd = table + 40L * sections;
         if (tableEnd > length) {
@@ -351,9 +351,9 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
         }
         long end = tableEnd;
         for (int i = 0; i < sections; i++) {
-            long s = table + 40L * i;
-            long rawSize = k.get(LE_INT, s + 16) & 0xffffffffL;
-            long rawPtr = k.get(LE_INT, s + 20) & 0xffffffffL;
+            int s = (int) (table + 40L * i);
+            long rawSize = b.getInt(s + 16) & 0xffffffffL;
+            long rawPtr = b.getInt(s + 20) & 0xffffffffL;
             if (rawSize != 0) {
                 end = Math.max(end, rawPtr + rawSize);
             }
@@ -361,7 +361,7 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
         return end;
     }
 
-    private static BadKernelImageException notArm64(String src, MemorySegment k) {
+    private static BadKernelImageException notArm64(String src, ByteBuffer k) {
         String kind = looksLike(k);
         String problem = "not an arm64 Image (no \"ARM\\x64\" magic at offset 56)" + (kind == null ? "" : ": " + kind);
         String fix = FIX_ARM64;
@@ -374,9 +374,9 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
     }
 
     /** A short description of a few well-known non-Image formats, or null. */
-    static String looksLike(MemorySegment k) {
+    static String looksLike(ByteBuffer k) {
         if (startsWith(k, 0, 0x7f, 'E', 'L', 'F')) {
-            int machine = k.byteSize() >= 20 ? k.get(LE_SHORT, 18) & 0xffff : -1;
+            int machine = k.capacity() >= 20 ? (k.get(18) & 0xff) | (k.get(19) & 0xff) << 8 : -1;
             return switch (machine) {
                 case 0xb7 -> "it is an arm64 ELF file (a vmlinux?), not the Image made from it";
                 case 0x3e -> "it is an x86-64 ELF file";
@@ -410,12 +410,12 @@ public record ArmImage(String source, ImageContent kernel, long textOffset, long
         return null;
     }
 
-    private static boolean startsWith(MemorySegment k, long at, int... bytes) {
-        if (k.byteSize() < at + bytes.length) {
+    private static boolean startsWith(ByteBuffer k, int at, int... bytes) {
+        if (k.capacity() < at + bytes.length) {
             return false;
         }
         for (int i = 0; i < bytes.length; i++) {
-            if ((k.get(ValueLayout.JAVA_BYTE, at + i) & 0xff) != bytes[i]) {
+            if ((k.get(at + i) & 0xff) != bytes[i]) {
                 return false;
             }
         }

@@ -3,7 +3,6 @@ package org.jkvm.vmm.arch.aarch64.image;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ReadableByteChannel;
@@ -74,11 +73,6 @@ public sealed interface ImageContent {
         @Override
         public ReadableByteChannel open() throws IOException {
             return FileChannel.open(file, StandardOpenOption.READ);
-        }
-
-        /** The first bytes of {@code image}, to compare with what a later copy reads. */
-        static byte[] headerOf(MemorySegment image) {
-            return image.asSlice(0, Math.min(image.byteSize(), ArmImage.HEADER_SIZE)).toArray(ValueLayout.JAVA_BYTE);
         }
     }
 }
