@@ -9,8 +9,8 @@ import java.util.Optional;
 
 /**
  * Finds the kernel release in an Image's banner ("Linux version RELEASE (...)", {@code linux_banner},
- * a plain string in an uncompressed arm64 Image), reading the Image in 1 MiB chunks so that the
- * search holds no copy of the whole Image.
+ * a plain string in an uncompressed arm64 Image), reading the Image in 64 KiB chunks so that the
+ * search holds no copy of the whole Image (nor does the JDK's native buffer for reads into an array).
  */
 final class KernelBanner {
     private static final byte[] PREFIX = "Linux version ".getBytes(StandardCharsets.US_ASCII);
@@ -18,7 +18,7 @@ final class KernelBanner {
     private static final int MAX_RELEASE = 64;
     /** Bytes a match needs after its start: the prefix, the release and the space ending it. */
     private static final int SPAN = PREFIX.length + MAX_RELEASE + 1;
-    private static final int CHUNK = 1 << 20;
+    private static final int CHUNK = 64 << 10;
     private static final int[] SHIFT = shifts();
 
     private KernelBanner() {}

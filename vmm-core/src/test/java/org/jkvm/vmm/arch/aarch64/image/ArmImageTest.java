@@ -124,6 +124,7 @@ class ArmImageTest {
     void theReleaseIsFoundWhereverTheSearchsChunksEnd(@TempDir Path dir) throws IOException {
         byte[] banner = "Linux version 6.12.0-chunk (x)".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         Path f = dir.resolve("Image");
+        // 1 MiB and 2 MiB are ends of the search's 64 KiB chunks
         for (int at : new int[] {(int) MiB - 200, (int) MiB - 79, (int) MiB - 60, (int) MiB - 1, (int) MiB + 5,
                                  (int) (2 * MiB) + 100, (int) (3 * MiB) - banner.length}) {
             byte[] b = modern((int) (3 * MiB), 32 * MiB);
