@@ -2,6 +2,7 @@ package org.jkvm.vmm.io;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.channels.Channels;
@@ -59,11 +60,45 @@ public final class InputFile {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ); InputStream in = Channels.newInputStream(ch)) {
             // the size first, then a read that stops past the limit all the same: the file may be growing
             byte[] data = ch.size() > limit ? null : in.readNBytes((int) limit + 1);
-            if (data == null || data.length > limit) {
-                throw new FileProblem(file.toString(), size(Math.max(ch.size(), limit + 1)) + " is more than the "
-                        + size(limit) + " " + kind.name() + " may have");
-            }
+            if (data == null || data.length > limit) throw tooLarge(file, Math.max(ch.size(), limit + 1), limit, kind);
             return data;
+        } catch (FileSystemException e) {
+            throw FileProblem.of(e);
+        }
+    }
+
+    /**
+     * The size of a regular file of at most {@code kind.maxBytes()} bytes, to {@link #readInto} memory
+     * of that size (no limit of a Java array here).
+     */
+    public static long checkedSize(Path file, InputKind kind) throws IOException {
+        requireRegular(file, kind);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size > kind.maxBytes()) throw tooLarge(file, size, kind.maxBytes(), kind);
+            return size;
+        } catch (FileSystemException e) {
+            throw FileProblem.of(e);
+        }
+    }
+
+    /**
+     * Reads the whole of {@code file} into {@code dst}, straight from the file (no copy in the Java
+     * heap); the file must still have the {@code dst.byteSize()} bytes {@link #checkedSize} gave.
+     */
+    public static void readInto(Path file, MemorySegment dst) throws IOException {
+        long size = dst.byteSize();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long at = 0;
+            while (at < size) {
+                // a ByteBuffer holds at most 2 GiB: a larger file goes in several reads
+                ByteBuffer to = dst.asSlice(at, Math.min(size - at, 1L << 30)).asByteBuffer();
+                while (to.hasRemaining()) {
+                    if (ch.read(to, at + to.position()) < 0) throw changed(file, at + to.position(), size);
+                }
+                at += to.capacity();
+            }
+            if (ch.size() != size) throw changed(file, ch.size(), size);
         } catch (FileSystemException e) {
             throw FileProblem.of(e);
         }
@@ -98,6 +133,14 @@ public final class InputFile {
         if (bytes % MiB == 0) return bytes / MiB + " MiB";
         if (bytes < 10 * MiB) return bytes % 1024 == 0 ? bytes / 1024 + " KiB" : bytes + " bytes";
         return (bytes + MiB - 1) / MiB + " MiB";
+    }
+
+    private static FileProblem tooLarge(Path file, long bytes, long limit, InputKind kind) {
+        return new FileProblem(file.toString(), size(bytes) + " is more than the " + size(limit) + " " + kind.name() + " may have");
+    }
+
+    private static FileProblem changed(Path file, long bytes, long expected) {
+        return new FileProblem(file.toString(), "changed while it was read (" + bytes + " bytes, not the " + expected + " checked)");
     }
 
     /** What kind of file this is when not a regular one ("a directory", "a FIFO"...), "missing", or null for a regular file. */

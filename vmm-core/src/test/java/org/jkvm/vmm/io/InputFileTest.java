@@ -1,5 +1,6 @@
 package org.jkvm.vmm.io;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -54,6 +55,22 @@ class InputFileTest {
         InputKind mib = new InputKind("a spec", 1 << 20);
         Path big = Files.write(dir.resolve("big.json"), new byte[(12 << 20) + 1]);
         refused(big + ": 13 MiB is more than the 1 MiB a spec may have", () -> InputFile.bytes(big, mib));
+    }
+
+    @Test
+    void aFileIsReadIntoMemoryOfTheSizeCheckedAndRefusedWhenThatChanged() throws Exception {
+        Path f = Files.writeString(dir.resolve("initrd"), "0123456789");
+        long size = InputFile.checkedSize(f, SPEC);
+        assertEquals(10, size);
+        byte[] to = new byte[12];
+        InputFile.readInto(f, MemorySegment.ofArray(to).asSlice(1, size));
+        assertEquals("\u00000123456789\u0000", new String(to, StandardCharsets.US_ASCII), "the file's bytes at the slice's start");
+        refused(f + ": changed while it was read (10 bytes, not the 11 checked)", () -> InputFile.readInto(f, MemorySegment.ofArray(new byte[11])));
+        refused(f + ": changed while it was read (10 bytes, not the 9 checked)", () -> InputFile.readInto(f, MemorySegment.ofArray(new byte[9])));
+        Path big = Files.writeString(dir.resolve("big"), "x".repeat(17));
+        refused(big + ": 17 bytes is more than the 16 bytes a spec may have", () -> InputFile.checkedSize(big, SPEC));
+        refused(dir + ": is a directory, not a spec", () -> InputFile.checkedSize(dir, SPEC));
+        refused(dir.resolve("nope") + ": no such file", () -> InputFile.checkedSize(dir.resolve("nope"), SPEC));
     }
 
     @Test

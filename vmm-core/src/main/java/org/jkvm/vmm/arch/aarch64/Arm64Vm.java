@@ -103,12 +103,13 @@ public final class Arm64Vm implements AutoCloseable {
     public static Arm64Vm create(Kvm kvm, VmConfig config, OutputStream consoleOut) throws IOException {
         config.checkAgainstHost(kvm.check(Capability.MAX_VCPUS));
         ArmImage image = BootLayout.readKernel(config.kernel(), config.memory());
-        byte[] initrd = config.initrd() == null ? null : InputFile.bytes(config.initrd(), new InputKind("an initrd", config.memory()));
-        StartupMarks.mark("kernel and initrd read");
+        // Sizes and headers only: the kernel and initrd go from their files straight into guest RAM in build.
+        long initrdSize = config.initrd() == null ? 0 : InputFile.checkedSize(config.initrd(), new InputKind("an initrd", config.memory()));
+        StartupMarks.mark("kernel and initrd checked");
         long t0 = System.nanoTime();
         Arm64Vm v = new Arm64Vm(kvm, config, consoleOut);
         try {
-            v.build(image, initrd);
+            v.build(image, initrdSize);
             // Off the set-up path, asked for at the end; Horspool's search keeps it short, since it shares the
             // host's CPUs with the guest's first boot phase (seconds of CPU under emulation: bench/boot/README.md).
             v.guestKernelRelease = CompletableFuture.supplyAsync(image::release, Thread::startVirtualThread);
@@ -120,7 +121,7 @@ public final class Arm64Vm implements AutoCloseable {
         }
     }
 
-    private void build(ArmImage image, byte[] initrd) throws IOException {
+    private void build(ArmImage image, long initrdSize) throws IOException {
         // An access KVM cannot decode becomes an exit the run loop answers with a data abort;
         // without it KVM_RUN fails with ENOSYS and one guest instruction would end the VM.
         if (vm.check(Capability.ARM_NISV_TO_USER) > 0 && vm.check(Capability.ARM_INJECT_EXT_DABT) > 0) {
@@ -152,13 +153,13 @@ public final class Arm64Vm implements AutoCloseable {
         if (config.pv().stealTime()) enableStealTime();
         StartupMarks.mark("GIC, UART and steal time set up");
 
-        boot = BootLayout.place(image, initrd == null ? 0 : initrd.length, config.memory());
-        memory.write(boot.kernel(), image.kernel());
-        if (initrd != null) memory.write(boot.initrd(), initrd);
+        boot = BootLayout.place(image, initrdSize, config.memory());
+        image.kernel().copyTo(memory.slice(boot.kernel(), image.kernel().size()));
+        if (config.initrd() != null) InputFile.readInto(config.initrd(), memory.slice(boot.initrd(), initrdSize));
         StartupMarks.mark("kernel and initrd in guest RAM");
         List<Long> mpidrs = new ArrayList<>();
         for (VcpuFd v : vcpus) mpidrs.add(v.getOneReg(KvmArm64.JKVM_REG_ARM64_MPIDR_EL1()));
-        byte[] dtb = ArmDeviceTree.build(deviceTree(mpidrs, initrd, pmu.on()));
+        byte[] dtb = ArmDeviceTree.build(deviceTree(mpidrs, initrdSize, pmu.on()));
         if (dtb.length > Arm64Layout.FDT_MAX) throw new IllegalStateException("device tree of " + dtb.length + " bytes exceeds 2 MiB");
         memory.write(boot.fdt(), dtb);
         StartupMarks.mark("device tree built");
@@ -185,7 +186,7 @@ public final class Arm64Vm implements AutoCloseable {
         for (VcpuFd v : vcpus) v.setDeviceAttr(group, attr, Arm64Layout.PVTIME + Arm64Layout.PV_STRUCT * v.id());
     }
 
-    private DeviceTreeSpec deviceTree(List<Long> mpidrs, byte[] initrd, boolean pmu) {
+    private DeviceTreeSpec deviceTree(List<Long> mpidrs, long initrdSize, boolean pmu) {
         byte[] seed = rngSeed();
         return new DeviceTreeSpec(
                 mpidrs,
@@ -196,7 +197,7 @@ public final class Arm64Vm implements AutoCloseable {
                         gic.hasIts() ? OptionalLong.of(Arm64Layout.GIC_ITS) : OptionalLong.empty()),
                 devices.treeNodes(),
                 config.cmdline(),
-                initrd == null ? Optional.empty() : Optional.of(new DeviceTreeSpec.Region(boot.initrd(), initrd.length)),
+                config.initrd() == null ? Optional.empty() : Optional.of(new DeviceTreeSpec.Region(boot.initrd(), initrdSize)),
                 seed,
                 pmu);
     }

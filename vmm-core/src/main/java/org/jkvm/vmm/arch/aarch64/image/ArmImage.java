@@ -4,16 +4,18 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
+import java.nio.channels.FileChannel;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.zip.GZIPInputStream;
@@ -30,20 +32,22 @@ import org.jkvm.vmm.io.InputKind;
  *   0  u32 code0         8  u64 text_offset (LE)   24 u64 flags (LE)      56 u32 magic "ARM\x64"
  *   4  u32 code1        16  u64 image_size (LE)    32 u64 res2..res4      60 u32 res5 (PE offset)
  * </pre>
- * A gzip-compressed Image (Image.gz) is decompressed. Big-endian kernels are refused. An image
+ * An uncompressed Image stays in its file: the checks read its first bytes only, and
+ * {@link ImageContent#copyTo} reads it straight into guest RAM. A gzip-compressed Image
+ * (Image.gz) is decompressed in memory. Big-endian kernels are refused. An image
  * with image_size 0 (kernels before 3.17) gets text_offset 0x80000 and its file size, as
  * booting.rst says. The image is placed {@code text_offset} bytes above a 2 MiB-aligned base
  * ({@link #loadAddress}); {@link #checkFits} says whether (and how much) guest RAM it needs.
  *
  * @param source       where the image came from (a path, for messages)
- * @param kernel       the (decompressed) image bytes; owned by this record, not copied
+ * @param kernel       the (decompressed) image's bytes, or the file holding them
  * @param textOffset   offset from a 2 MiB-aligned base at which the image is placed
  * @param imageSize    bytes the kernel occupies from its load address, BSS included
  * @param flags        the header's flags (0 for a legacy header)
  * @param gzipped      the file was gzip-compressed
  * @param legacyHeader image_size was 0 (a kernel before 3.17): text_offset and size assumed
  */
-public record ArmImage(String source, byte[] kernel, long textOffset, long imageSize, long flags,
+public record ArmImage(String source, ImageContent kernel, long textOffset, long imageSize, long flags,
                        boolean gzipped, boolean legacyHeader) {
 
     /** The magic at offset 56: "ARM\x64" read as a little-endian u32. */
@@ -56,7 +60,7 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
     /** Default cap on the file and on the decompressed image: 256 MiB (Debian's is 44 MB). */
     public static final long DEFAULT_MAX_BYTES = 256L << 20;
 
-    private static final byte[] BANNER_PREFIX = "Linux version ".getBytes(StandardCharsets.US_ASCII);
+    private static final System.Logger LOG = System.getLogger(ArmImage.class.getName());
     private static final long FLAG_BIG_ENDIAN = 1;
     private static final long FLAG_PHYS_ANYWHERE = 1 << 3;
     private static final long MAX_IMAGE_SIZE = 4L << 30;
@@ -87,17 +91,22 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
             throw new BadKernelImageException(src, Reason.UNREADABLE, notAFile,
                     "Pass the kernel Image file itself (guest/build prints JKVM_GUEST_IMAGE=...)");
         }
-        byte[] data;
-        try (InputStream in = Files.newInputStream(file)) {
-            long size = Files.size(file);
-            if (size > maxBytes) {
-                throw tooLarge(src, "the file has " + size + " bytes", maxBytes);
+        // The checks read the file through a mapping of it: only the pages they look at are read.
+        long cap = Math.min(maxBytes, Integer.MAX_VALUE);   // what one ByteBuffer can map
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
+            long size = ch.size();
+            if (size > cap) {
+                throw tooLarge(src, "the file has " + size + " bytes", cap);
             }
-            // no more than the cap even from a file that grows while it is read
-            data = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));
-            if (data.length > maxBytes) {
-                throw tooLarge(src, "the file has more than " + maxBytes + " bytes", maxBytes);
+            ByteBuffer k = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena).asByteBuffer();
+            if (gzipped(k)) {
+                byte[] data = new byte[(int) size];
+                k.get(0, data);
+                return parse(data, src, maxBytes);
             }
+            byte[] header = new byte[(int) Math.min(size, HEADER_SIZE)];
+            k.get(0, header);
+            return check(k, src, false, new ImageContent.InFile(file, size, header));
         } catch (NoSuchFileException e) {
             throw new BadKernelImageException(src, Reason.UNREADABLE, "no such file",
                     "Check the path (guest/build prints the test guest's as JKVM_GUEST_IMAGE=...)", e);
@@ -105,7 +114,6 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
             throw new BadKernelImageException(src, Reason.UNREADABLE, "permission denied",
                     "Make the file readable by the user running jkvm", e);
         }
-        return parse(data, src, maxBytes);
     }
 
     /** Checks an image held in memory; {@code sourceName} names it in messages. */
@@ -120,27 +128,32 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
         if (data.length > maxBytes) {
             throw tooLarge(src, "it has " + data.length + " bytes", maxBytes);
         }
-        boolean gzipped = data.length >= 2 && (data[0] & 0xff) == 0x1f && (data[1] & 0xff) == 0x8b;
+        boolean gzipped = gzipped(ByteBuffer.wrap(data));
         byte[] k = gzipped ? gunzip(data, src, maxBytes) : data;
-        String what = gzipped ? "decompressed image" : "file";
+        return check(ByteBuffer.wrap(k), src, gzipped, new ImageContent.InMemory(k));
+    }
 
-        if (k.length < HEADER_SIZE) {
+    /** Checks the header of the image {@code k} (all of it, from 0 to its capacity), whose bytes {@code content} holds. */
+    private static ArmImage check(ByteBuffer k, String src, boolean gzipped, ImageContent content) {
+        String what = gzipped ? "decompressed image" : "file";
+        int length = k.capacity();
+        if (length < HEADER_SIZE) {
             if (!gzipped && looksLike(k) != null) {
                 throw notArm64(src, k);
             }
             throw new BadKernelImageException(src, Reason.TRUNCATED,
-                    "the " + what + " has " + k.length + " bytes, fewer than the " + HEADER_SIZE
+                    "the " + what + " has " + length + " bytes, fewer than the " + HEADER_SIZE
                             + "-byte arm64 Image header",
                     "The file is cut off or empty: copy it again, or " + lower(FIX_ARM64));
         }
-        ByteBuffer h = ByteBuffer.wrap(k, 0, HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer h = k.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (h.getInt(56) != MAGIC) {
             throw notArm64(src, k);
         }
-        long end = peRawEnd(k, src);
-        if (end > k.length) {
+        long end = peRawEnd(h);
+        if (end > length) {
             throw new BadKernelImageException(src, Reason.TRUNCATED,
-                    "the " + what + " has " + k.length + " bytes but its header (PE/COFF sections) says "
+                    "the " + what + " has " + length + " bytes but its header (PE/COFF sections) says "
                             + end,
                     "The file is cut off: copy it again from the kernel build or package");
         }
@@ -157,7 +170,7 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
         if (legacy) {
             // booting.rst: where image_size is zero, text_offset can be assumed to be 0x80000.
             textOffset = LEGACY_TEXT_OFFSET;
-            imageSize = k.length;
+            imageSize = length;
             flags = 0;
         }
         if ((textOffset & 0xfff) != 0 || Long.compareUnsigned(textOffset, BASE_ALIGN) >= 0) {
@@ -171,7 +184,7 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
                     "implausible image_size 0x" + Long.toHexString(imageSize) + " (over 4 GiB)",
                     "The header is corrupt: " + lower(FIX_ARM64));
         }
-        return new ArmImage(src, k, textOffset, imageSize, flags, gzipped, legacy);
+        return new ArmImage(src, content, textOffset, imageSize, flags, gzipped, legacy);
     }
 
     /** Header flag bit 0 (always false for an image this class accepted). */
@@ -199,7 +212,7 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
 
     /** Bytes the kernel occupies from its load address: image_size, or the file if larger. */
     public long footprint() {
-        return Math.max(imageSize, kernel.length);
+        return Math.max(imageSize, kernel.size());
     }
 
     /** Where to copy {@link #kernel} (and jump to): the first 2 MiB-aligned address at or above ramBase, plus text_offset. */
@@ -246,30 +259,17 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
      * kernel that produced them.
      */
     public Optional<String> release() {
-        // Horspool's search: a mismatch moves on by up to the prefix's length, so a 44 MB Image
-        // costs ~1/14 of the byte-by-byte scan's steps (seconds of a CPU under emulation, taken
-        // from the booting guest: bench/boot/README.md).
-        byte[] prefix = BANNER_PREFIX;
-        int last = prefix.length - 1;
-        int[] shift = new int[256];
-        Arrays.fill(shift, prefix.length);
-        for (int k = 0; k < last; k++) shift[prefix[k] & 0xff] = last - k;
-        for (int i = 0; i + prefix.length < kernel.length; i += shift[kernel[i + last] & 0xff]) {
-            int k = last;
-            while (k >= 0 && kernel[i + k] == prefix[k]) k--;
-            if (k >= 0) continue;
-            int start = i + prefix.length, end = start;
-            while (end < kernel.length && end - start < 64 && kernel[end] > ' ' && kernel[end] < 0x7f) end++;
-            if (end > start && end < kernel.length && kernel[end] == ' ') {
-                return Optional.of(new String(kernel, start, end - start, StandardCharsets.US_ASCII));
-            }
+        try (ReadableByteChannel in = kernel.open()) {
+            return KernelBanner.release(in);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "kernel image " + source + ": reading it for its banner failed: " + e);
+            return Optional.empty();
         }
-        return Optional.empty();
     }
 
     @Override
     public String toString() {
-        return "ArmImage[" + source + (gzipped ? " (gzip)" : "") + ", " + kernel.length + " bytes, text_offset=0x"
+        return "ArmImage[" + source + (gzipped ? " (gzip)" : "") + ", " + kernel.size() + " bytes, text_offset=0x"
                 + Long.toHexString(textOffset) + ", image_size=0x" + Long.toHexString(imageSize)
                 + ", flags=0x" + Long.toHexString(flags) + (legacyHeader ? ", legacy header" : "") + "]";
     }
@@ -282,6 +282,10 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
 
     private static String lower(String s) {
         return Character.toLowerCase(s.charAt(0)) + s.substring(1);
+    }
+
+    private static boolean gzipped(ByteBuffer data) {
+        return data.capacity() >= 2 && (data.get(0) & 0xff) == 0x1f && (data.get(1) & 0xff) == 0x8b;
     }
 
     private static BadKernelImageException tooLarge(String src, String size, long maxBytes) {
@@ -323,16 +327,16 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
      * kernels carry (res5 = offset of "PE\0\0"), i.e. the file size the header implies;
      * 0 when there is no such header. A section table that itself lies past the end counts.
      */
-    private static long peRawEnd(byte[] k, String src) {
-        if (k[0] != 'M' || k[1] != 'Z') {
+    private static long peRawEnd(ByteBuffer b) {
+        if (!startsWith(b, 0, 'M', 'Z')) {
             return 0;
         }
-        ByteBuffer b = ByteBuffer.wrap(k).order(ByteOrder.LITTLE_ENDIAN);
+        int length = b.capacity();
         long pe = b.getInt(60) & 0xffffffffL;
         if (pe < HEADER_SIZE || pe > 1 << 20) {
             return 0;                                   // no PE header we understand
         }
-        if (pe + 24 > k.length) {
+        if (pe + 24 > length) {
             return pe + 24;
         }
         if (b.getInt((int) pe) != 0x00004550) {         // "PE\0\0"
@@ -342,7 +346,7 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
         int optSize = b.getShort((int) pe + 20) & 0xffff;
         long table = pe + 24 + optSize;
         long tableEnd = table + 40L * sections;
-        if (tableEnd > k.length) {
+        if (tableEnd > length) {
             return tableEnd;
         }
         long end = tableEnd;
@@ -357,7 +361,7 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
         return end;
     }
 
-    private static BadKernelImageException notArm64(String src, byte[] k) {
+    private static BadKernelImageException notArm64(String src, ByteBuffer k) {
         String kind = looksLike(k);
         String problem = "not an arm64 Image (no \"ARM\\x64\" magic at offset 56)" + (kind == null ? "" : ": " + kind);
         String fix = FIX_ARM64;
@@ -370,16 +374,16 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
     }
 
     /** A short description of a few well-known non-Image formats, or null. */
-    static String looksLike(byte[] k) {
+    static String looksLike(ByteBuffer k) {
         if (startsWith(k, 0, 0x7f, 'E', 'L', 'F')) {
-            int machine = k.length >= 20 ? (k[18] & 0xff) | (k[19] & 0xff) << 8 : -1;
+            int machine = k.capacity() >= 20 ? (k.get(18) & 0xff) | (k.get(19) & 0xff) << 8 : -1;
             return switch (machine) {
                 case 0xb7 -> "it is an arm64 ELF file (a vmlinux?), not the Image made from it";
                 case 0x3e -> "it is an x86-64 ELF file";
                 default -> "it is an ELF file (a vmlinux?)";
             };
         }
-        if (k.length >= 0x206 && startsWith(k, 0x202, 'H', 'd', 'r', 'S')) {
+        if (startsWith(k, 0x202, 'H', 'd', 'r', 'S')) {
             return "it is an x86 bzImage";
         }
         if (startsWith(k, 0, 'M', 'Z') && startsWith(k, 4, 'z', 'i', 'm', 'g')) {
@@ -406,12 +410,12 @@ public record ArmImage(String source, byte[] kernel, long textOffset, long image
         return null;
     }
 
-    private static boolean startsWith(byte[] k, int at, int... bytes) {
-        if (k.length < at + bytes.length) {
+    private static boolean startsWith(ByteBuffer k, int at, int... bytes) {
+        if (k.capacity() < at + bytes.length) {
             return false;
         }
         for (int i = 0; i < bytes.length; i++) {
-            if ((k[at + i] & 0xff) != bytes[i]) {
+            if ((k.get(at + i) & 0xff) != bytes[i]) {
                 return false;
             }
         }

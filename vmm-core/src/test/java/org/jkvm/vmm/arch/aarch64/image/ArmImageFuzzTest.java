@@ -43,11 +43,11 @@ class ArmImageFuzzTest {
         assertEquals(0, image.textOffset() & 0xfff, image.toString());
         assertTrue(image.textOffset() >= 0 && image.textOffset() < ArmImage.BASE_ALIGN, image.toString());
         assertTrue(image.imageSize() >= 0 && image.imageSize() <= 4L << 30, image.toString());
-        assertTrue(image.footprint() >= image.kernel().length, image.toString());
+        assertTrue(image.footprint() >= image.kernel().size(), image.toString());
         assertTrue(PAGE_SIZES.contains(image.pageSizeKiB()), image.toString());
         long load = image.loadAddress(Arm64Layout.RAM_BASE);
         assertEquals(Arm64Layout.RAM_BASE + image.textOffset(), load, image.toString());
-        assertTrue(image.endAddress(Arm64Layout.RAM_BASE) >= load + image.kernel().length, image.toString());
+        assertTrue(image.endAddress(Arm64Layout.RAM_BASE) >= load + image.kernel().size(), image.toString());
         try {
             image.checkFits(Arm64Layout.RAM_BASE, 64L << 20);
         } catch (BadKernelImageException e) {

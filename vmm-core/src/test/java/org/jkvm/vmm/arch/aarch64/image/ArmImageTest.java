@@ -2,6 +2,7 @@ package org.jkvm.vmm.arch.aarch64.image;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.util.Random;
 import java.util.zip.GZIPOutputStream;
 
 import org.jkvm.vmm.arch.aarch64.image.BadKernelImageException.Reason;
+import org.jkvm.vmm.io.FileProblem;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -74,6 +76,13 @@ class ArmImageTest {
         return out.toByteArray();
     }
 
+    /** The image's bytes, as they would be copied into guest RAM. */
+    static byte[] bytes(ArmImage img) throws IOException {
+        byte[] b = new byte[Math.toIntExact(img.kernel().size())];
+        img.kernel().copyTo(MemorySegment.ofArray(b));
+        return b;
+    }
+
     static BadKernelImageException rejected(Reason reason, Executable what, String... mentions) {
         var e = assertThrows(BadKernelImageException.class, what);
         assertEquals(reason, e.reason(), e.getMessage());
@@ -109,6 +118,59 @@ class ArmImageTest {
         assertEquals("6.1.0", ArmImage.parse(b, SRC).release().orElseThrow());
         b[b.length - 1] = 'x'; // no byte after the release: not a banner
         assertTrue(ArmImage.parse(b, SRC).release().isEmpty());
+    }
+
+    @Test
+    void theReleaseIsFoundWhereverTheSearchsChunksEnd(@TempDir Path dir) throws IOException {
+        byte[] banner = "Linux version 6.12.0-chunk (x)".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        Path f = dir.resolve("Image");
+        // 1 MiB and 2 MiB are ends of the search's 64 KiB chunks
+        for (int at : new int[] {(int) MiB - 200, (int) MiB - 79, (int) MiB - 60, (int) MiB - 1, (int) MiB + 5,
+                                 (int) (2 * MiB) + 100, (int) (3 * MiB) - banner.length}) {
+            byte[] b = modern((int) (3 * MiB), 32 * MiB);
+            System.arraycopy(banner, 0, b, at, banner.length);
+            assertEquals("6.12.0-chunk", ArmImage.parse(b, SRC).release().orElseThrow(), "banner at " + at);
+            Files.write(f, b);
+            assertEquals("6.12.0-chunk", ArmImage.read(f).release().orElseThrow(), "banner in the file at " + at);
+        }
+    }
+
+    @Test
+    void aFileIsRefusedAsItsBytesAre(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("Image");
+        byte[] elf = new byte[4096];
+        elf[0] = 0x7f; elf[1] = 'E'; elf[2] = 'L'; elf[3] = 'F'; elf[18] = (byte) 0xb7;
+        byte[] xz = {(byte) 0xfd, '7', 'z', 'X', 'Z', 0, 1, 2};
+        for (byte[] b : new byte[][] {elf, xz, new byte[0], Arrays.copyOf(modern(4096, MiB), 63),
+                                      Arrays.copyOf(withPe(modern(0x3000, 4 * MiB), 0x3000), 0x2800),
+                                      Arrays.copyOf(withPe(modern(0x3000, 4 * MiB), 0x3000), 0x50),
+                                      image(4096, 0, 4 * MiB, 0xb), image(4096, 0x80001, MiB, 0xa)}) {
+            Files.write(f, b);
+            var fromBytes = assertThrows(BadKernelImageException.class, () -> ArmImage.parse(b, f.toString()));
+            var fromFile = assertThrows(BadKernelImageException.class, () -> ArmImage.read(f));
+            assertEquals(fromBytes.getMessage(), fromFile.getMessage());
+            assertEquals(fromBytes.reason(), fromFile.reason());
+        }
+        byte[] ok = withPe(modern(0x3000, 4 * MiB), 0x3000);
+        Files.write(f, ok);
+        ArmImage img = ArmImage.read(f);
+        assertEquals(0x3000, img.kernel().size());
+        assertArrayEquals(ok, bytes(img));
+    }
+
+    @Test
+    void aFileChangedAfterItsCheckIsRefusedWhenCopied(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("Image");
+        byte[] b = modern(8192, MiB);
+        Files.write(f, b);
+        ArmImage shorter = ArmImage.read(f);
+        ArmImage otherHeader = ArmImage.read(f);
+        Files.write(f, Arrays.copyOf(b, 4096));
+        var e = assertThrows(FileProblem.class, () -> bytes(shorter));
+        assertEquals(f + ": changed while it was read (4096 bytes, not the 8192 checked)", e.getMessage());
+        Files.write(f, modern(8192, 2 * MiB));
+        e = assertThrows(FileProblem.class, () -> bytes(otherHeader));
+        assertEquals(f + ": changed while it was read (its header is not the one checked)", e.getMessage());
     }
 
     @Test
@@ -151,7 +213,7 @@ class ArmImageTest {
         byte[] b = modern(100_000, 4 * MiB);
         ArmImage img = ArmImage.parse(gzip(b), SRC + ".gz");
         assertTrue(img.gzipped());
-        assertArrayEquals(b, img.kernel());
+        assertArrayEquals(b, bytes(img));
         assertEquals(4 * MiB, img.imageSize());
     }
 
@@ -225,9 +287,9 @@ class ArmImageTest {
     }
 
     @Test
-    void shorterThanItsPeHeaderSaysIsTruncated() {
+    void shorterThanItsPeHeaderSaysIsTruncated() throws IOException {
         byte[] ok = withPe(modern(0x3000, 4 * MiB), 0x3000);
-        assertEquals(0x3000, ArmImage.parse(ok, SRC).kernel().length);
+        assertEquals(0x3000, ArmImage.parse(ok, SRC).kernel().size());
         byte[] cut = Arrays.copyOf(ok, 0x2800);
         rejected(Reason.TRUNCATED, () -> ArmImage.parse(cut, SRC), SRC, "10240 bytes", "says 12288", "copy it again");
         byte[] tableCut = Arrays.copyOf(ok, 0x50);   // the section table itself is missing
@@ -282,10 +344,10 @@ class ArmImageTest {
         Files.write(f, b);
         ArmImage img = ArmImage.read(f);
         assertEquals(f.toString(), img.source());
-        assertArrayEquals(b, img.kernel());
+        assertArrayEquals(b, bytes(img));
         Path gz = dir.resolve("Image.gz");
         Files.write(gz, gzip(b));
-        assertArrayEquals(b, ArmImage.read(gz).kernel());
+        assertArrayEquals(b, bytes(ArmImage.read(gz)));
         rejected(Reason.UNREADABLE, () -> ArmImage.read(dir.resolve("nope")), "nope", "no such file");
         rejected(Reason.UNREADABLE, () -> ArmImage.read(dir), "is a directory");
         rejected(Reason.TOO_LARGE, () -> ArmImage.read(f, 100), "the file has 4096 bytes");
