@@ -19,8 +19,8 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * is switched in again. The tracker thread runs on the CPUs jkvm was started with outside the
  * vCPUs' pin where there are any, else on all of them; never on the pin alone (it is started
  * from a vCPU thread, whose pin it would otherwise inherit), so with vCPUs overcommitted on a
- * CPU set it runs elsewhere. Where the vCPUs can keep every CPU it may use busy it says so, as
- * each of its wake-ups then preempts a vCPU. How late its writes are is measured in
+ * CPU set it runs elsewhere. Where the vCPUs can keep every CPU it may use busy it says so at
+ * set-up, as each of its wake-ups then preempts a vCPU. How late its writes are is measured in
  * {@link PvLockStats#staleness()}.
  *
  * <p>The tracker stays idle (no perf events, no thread, no write) until the guest first asks
@@ -70,6 +70,9 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         outside.andNot(vcpuCpus);
         this.cpus = outside.isEmpty() ? all : outside;
         this.busy = outside.isEmpty() ? Math.min(vcpus, vcpuCpus.cardinality()) : 0;
+        // Said at set-up, before the guest prints: a line logged once it runs would cut into its console output.
+        String crowded = noSpareCpu(cpus.cardinality(), busy);
+        if (crowded != null) LOG.log(Level.WARNING, crowded);
         stats.timeFlags();
         for (int v = 0; v < vcpus; v++) {
             locks[v] = new Object();
@@ -162,9 +165,10 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
      */
     static String noSpareCpu(int cpus, int busy) {
         if (cpus > busy) return null;
-        return ("the vCPUs can keep all %d host CPUs the userspace preemption tracker may use busy: each switch it"
-                + " reads wakes it on a vCPU's CPU, which preempts that vCPU and makes two more records (virtio-blk"
-                + " IOPS 0.3-0.7x of --pvlock off with 2 vCPUs on 2 CPUs: bench/blk/README.md). Leave it a CPU:"
+        return ("the vCPUs can keep all %d host CPUs the userspace preemption tracker may use busy: once it tracks"
+                + " (from the guest's first PV-lock call) each switch it reads wakes it on a vCPU's CPU, which"
+                + " preempts that vCPU and makes two more records (virtio-blk IOPS 0.3-0.7x of --pvlock off with"
+                + " 2 vCPUs on 2 CPUs: bench/blk/README.md). Leave it a CPU:"
                 + " fewer vCPUs than host CPUs, or --pin the vCPUs to some of them; or use --pvlock off where"
                 + " throughput is measured").formatted(cpus);
     }
@@ -176,8 +180,6 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
             LOG.log(Level.WARNING, "the preemption tracker stays on the CPUs of the vCPU thread that started it: {0}", e.getMessage());
         }
         ranOn = HostCpus.currentAffinity();
-        String crowded = noSpareCpu(ranOn.cardinality(), busy);
-        if (crowded != null) LOG.log(Level.WARNING, crowded);
         ContextSwitchMonitor monitor;
         try {
             monitor = ContextSwitchMonitor.open(tids.clone());
