@@ -19,8 +19,9 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * is switched in again. The tracker thread runs on the CPUs jkvm was started with outside the
  * vCPUs' pin where there are any, else on all of them; never on the pin alone (it is started
  * from a vCPU thread, whose pin it would otherwise inherit), so with vCPUs overcommitted on a
- * CPU set it runs elsewhere. Where the vCPUs can keep every CPU it may use busy it says so at
- * set-up, as each of its wake-ups then preempts a vCPU. How late its writes are is measured in
+ * CPU set it runs elsewhere. Where the vCPUs could keep every CPU it used busy it says so when
+ * it is closed (after the guest, whose console a line logged meanwhile would cut into), as each
+ * of its wake-ups then preempted a vCPU. How late its writes are is measured in
  * {@link PvLockStats#staleness()}.
  *
  * <p>The tracker stays idle (no perf events, no thread, no write) until the guest first asks
@@ -70,9 +71,6 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         outside.andNot(vcpuCpus);
         this.cpus = outside.isEmpty() ? all : outside;
         this.busy = outside.isEmpty() ? Math.min(vcpus, vcpuCpus.cardinality()) : 0;
-        // Said at set-up, before the guest prints: a line logged once it runs would cut into its console output.
-        String crowded = noSpareCpu(cpus.cardinality(), busy);
-        if (crowded != null) LOG.log(Level.WARNING, crowded);
         stats.timeFlags();
         for (int v = 0; v < vcpus; v++) {
             locks[v] = new Object();
@@ -165,10 +163,9 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
      */
     static String noSpareCpu(int cpus, int busy) {
         if (cpus > busy) return null;
-        return ("the vCPUs can keep all %d host CPUs the userspace preemption tracker may use busy: once it tracks"
-                + " (from the guest's first PV-lock call) each switch it reads wakes it on a vCPU's CPU, which"
-                + " preempts that vCPU and makes two more records (virtio-blk IOPS 0.3-0.7x of --pvlock off with"
-                + " 2 vCPUs on 2 CPUs: bench/blk/README.md). Leave it a CPU:"
+        return ("the vCPUs could keep all %d host CPUs the userspace preemption tracker ran on busy: each switch it"
+                + " read woke it on a vCPU's CPU, which preempted that vCPU and made two more records (virtio-blk"
+                + " IOPS 0.3-0.7x of --pvlock off with 2 vCPUs on 2 CPUs: bench/blk/README.md). Leave it a CPU:"
                 + " fewer vCPUs than host CPUs, or --pin the vCPUs to some of them; or use --pvlock off where"
                 + " throughput is measured").formatted(cpus);
     }
@@ -207,6 +204,8 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            String crowded = noSpareCpu(cpus.cardinality(), busy);
+            if (crowded != null) LOG.log(Level.WARNING, crowded);
         }
         long now = System.nanoTime();
         for (int v = 0; v < flag.length; v++) {

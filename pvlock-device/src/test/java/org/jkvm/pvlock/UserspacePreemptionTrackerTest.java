@@ -111,7 +111,7 @@ class UserspacePreemptionTrackerTest {
     @Test
     void aTrackerWithoutACpuOfItsOwnSaysHowToLeaveItOne() {
         String crowded = UserspacePreemptionTracker.noSpareCpu(2, 2);
-        assertNotNull(crowded, "2 vCPUs can keep both CPUs busy");
+        assertNotNull(crowded, "2 vCPUs could keep both CPUs busy");
         assertTrue(crowded.contains("all 2 host CPUs") && crowded.contains("--pin") && crowded.contains("--pvlock off"), crowded);
         assertNull(UserspacePreemptionTracker.noSpareCpu(3, 2), "a third CPU is the tracker's");
         assertNull(UserspacePreemptionTracker.noSpareCpu(6, 0), "pinned vCPUs leave the other CPUs free");
