@@ -105,8 +105,11 @@ final class CapsCommand implements Callable<Integer> {
         }
     }
 
+    /** What AUTO picks for a VM that leaves the preemption tracker a CPU; the reason says what it picks otherwise. */
     private static PvLockSupport.Resolution pvLockAuto(HostCapabilities.Arm64 a) {
-        return new PvLockSupport(a.pvLockAttr(), a.smcccFilter()).resolve(PvLockMode.AUTO);
+        PvLockSupport.Resolution r = new PvLockSupport(a.pvLockAttr(), a.smcccFilter()).resolve(PvLockMode.AUTO, true);
+        return r.mode() != PvLockMode.USERSPACE ? r : new PvLockSupport.Resolution(r.mode(), r.reason()
+                + "; off for a VM whose vCPUs could keep every CPU busy (the preemption tracker would have none)");
     }
 
     private static void row(PrintWriter out, String name, String value) {

@@ -76,8 +76,9 @@ public final class PvLockDevice implements VmExtension {
      */
     static PvLockDevice attach(Arm64Vm vm, PvLockMode requested, int sampleHz) {
         PvLockSupport support = probe(vm);
-        PvLockSupport.Resolution r = support.resolve(requested);
         List<VcpuFd> vcpus = vm.vcpus();
+        TrackerCpus trackerCpus = TrackerCpus.of(vcpus.size(), vm.config().pin());
+        PvLockSupport.Resolution r = support.resolve(requested, trackerCpus.ownCpu());
         PvLockStats stats = new PvLockStats(vcpus.size());
         long bmapReg = KvmArm64.KVM_REG_ARM_VENDOR_HYP_BMAP();
         long kernelBitmap = vcpus.getFirst().getOneReg(bmapReg);
@@ -108,7 +109,7 @@ public final class PvLockDevice implements VmExtension {
         }
         UserspacePreemptionTracker tracker = null;
         if (r.mode() == PvLockMode.USERSPACE) {
-            tracker = new UserspacePreemptionTracker(region, stats, vcpus.size(), vm.config().pin());
+            tracker = new UserspacePreemptionTracker(region, stats, vcpus.size(), trackerCpus);
             vm.addRunListener(tracker);
         }
         boolean byJkvm = support.filter();

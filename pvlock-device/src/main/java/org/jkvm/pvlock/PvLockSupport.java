@@ -18,16 +18,24 @@ public record PvLockSupport(boolean attribute, boolean filter) {
     public record Resolution(PvLockMode mode, String reason) {}
 
     /**
-     * Resolves {@code requested}: AUTO picks the best the host has; KERNEL and USERSPACE are
-     * refused with the reason when the host lacks what they need.
+     * Resolves {@code requested} for a VM whose userspace preemption tracker would or would not
+     * have a CPU of its own ({@code trackerCpu}): AUTO picks the best the host has, but not the
+     * userspace mode where its tracker would have none: there each of its wake-ups preempts a
+     * vCPU and its flags come later than the preemptions they describe last (bench/blk/README.md),
+     * a cost with nothing in return. KERNEL and USERSPACE are refused with the reason when the
+     * host lacks what they need.
      */
-    public Resolution resolve(PvLockMode requested) {
+    public Resolution resolve(PvLockMode requested, boolean trackerCpu) {
         return switch (requested) {
             case AUTO -> attribute
                     ? new Resolution(PvLockMode.KERNEL, "the host kernel has the PV-lock attribute")
-                    : filter
+                    : !filter
+                    ? new Resolution(PvLockMode.OFF, "the host kernel has neither the PV-lock attribute nor the SMCCC filter (Linux 6.4+)")
+                    : trackerCpu
                     ? new Resolution(PvLockMode.USERSPACE, "the host kernel lacks the PV-lock series, but its SMCCC filter lets jkvm answer the calls")
-                    : new Resolution(PvLockMode.OFF, "the host kernel has neither the PV-lock attribute nor the SMCCC filter (Linux 6.4+)");
+                    : new Resolution(PvLockMode.OFF, "the host kernel lacks the PV-lock series, and the vCPUs could keep every"
+                            + " CPU busy, leaving jkvm's preemption tracker none: its flags would come late and cost the guest"
+                            + " (--pvlock userspace tracks anyway; fewer vCPUs than CPUs or --pin leaves it one)");
             case KERNEL -> {
                 if (!attribute) {
                     throw new SettingException("pvlock", "kernel", "this host kernel lacks the PV-lock series"

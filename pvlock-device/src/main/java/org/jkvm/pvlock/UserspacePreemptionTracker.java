@@ -16,13 +16,12 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * on WFI) or handles an exit in jkvm is not preempted and keeps 0, as with x86's steal-time
  * flag and the project's kernel series: the guest's scheduler treats a preempted CPU as busy,
  * so flagging halted vCPUs would hide its idle CPUs. The flag goes back to 0 when the thread
- * is switched in again. The tracker thread runs on the CPUs jkvm was started with outside the
- * vCPUs' pin where there are any, else on all of them; never on the pin alone (it is started
- * from a vCPU thread, whose pin it would otherwise inherit), so with vCPUs overcommitted on a
- * CPU set it runs elsewhere. Where the vCPUs could keep every CPU it used busy it says so when
- * it is closed (after the guest, whose console a line logged meanwhile would cut into), as each
- * of its wake-ups then preempted a vCPU. How late its writes are is measured in
- * {@link PvLockStats#staleness()}.
+ * is switched in again. The tracker thread runs where {@link TrackerCpus} says, so with vCPUs
+ * overcommitted on a CPU set it runs elsewhere. Where the vCPUs could keep every CPU it used
+ * busy ({@code --pvlock userspace} asked for it there; {@code auto} does not track there) it
+ * says so when it is closed (after the guest, whose console a line logged meanwhile would cut
+ * into), as each of its wake-ups then preempted a vCPU and its flags came late. How late its
+ * writes are is measured in {@link PvLockStats#staleness()}.
  *
  * <p>The tracker stays idle (no perf events, no thread, no write) until the guest first asks
  * for a structure ({@link #guestAsked}): a guest without the PV-lock series never reads the
@@ -42,10 +41,7 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     private final boolean[] flag;
     private final long[] flaggedSince;
     private final int[] tids;
-    /** The CPUs the tracker's thread is to run on. */
-    private final BitSet cpus;
-    /** How many of them the vCPU threads can keep busy at once. */
-    private final int busy;
+    private final TrackerCpus cpus;
     private volatile BitSet ranOn;
     private int threadsStarted;
     private boolean asked;
@@ -53,24 +49,15 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     private Thread poller;
     private volatile String switchSource = "idle: the guest made no PV-lock call";
 
-    /**
-     * Tracks {@code vcpus} vCPUs whose threads run on {@code pin} (null: unpinned); made on a
-     * thread with jkvm's own CPUs (set-up, before any vCPU thread is pinned).
-     */
-    UserspacePreemptionTracker(PvLockRegion region, PvLockStats stats, int vcpus, BitSet pin) {
+    /** Tracks {@code vcpus} vCPUs, its thread on {@code cpus}. */
+    UserspacePreemptionTracker(PvLockRegion region, PvLockStats stats, int vcpus, TrackerCpus cpus) {
         this.region = region;
         this.stats = stats;
         this.locks = new Object[vcpus];
         this.flag = new boolean[vcpus];
         this.flaggedSince = new long[vcpus];
         this.tids = new int[vcpus];
-        BitSet all = HostCpus.currentAffinity();
-        BitSet vcpuCpus = (BitSet) all.clone();
-        if (pin != null) vcpuCpus.and(pin);
-        BitSet outside = (BitSet) all.clone();
-        outside.andNot(vcpuCpus);
-        this.cpus = outside.isEmpty() ? all : outside;
-        this.busy = outside.isEmpty() ? Math.min(vcpus, vcpuCpus.cardinality()) : 0;
+        this.cpus = cpus;
         stats.timeFlags();
         for (int v = 0; v < vcpus; v++) {
             locks[v] = new Object();
@@ -157,22 +144,20 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         return ranOn;
     }
 
-    /**
-     * Why the tracker costs the guest when the vCPU threads can keep {@code busy} of its
-     * {@code cpus} CPUs busy, or null when one is left for it.
-     */
-    static String noSpareCpu(int cpus, int busy) {
-        if (cpus > busy) return null;
+    /** Why the tracker costs the guest on {@code cpus}, or null when one of them is its own. */
+    static String noSpareCpu(TrackerCpus cpus) {
+        if (cpus.ownCpu()) return null;
         return ("the vCPUs could keep all %d host CPUs the userspace preemption tracker ran on busy: each switch it"
-                + " read woke it on a vCPU's CPU, which preempted that vCPU and made two more records (virtio-blk"
-                + " IOPS 0.3-0.7x of --pvlock off with 2 vCPUs on 2 CPUs: bench/blk/README.md). Leave it a CPU:"
-                + " fewer vCPUs than host CPUs, or --pin the vCPUs to some of them; or use --pvlock off where"
-                + " throughput is measured").formatted(cpus);
+                + " read woke it on a vCPU's CPU, which preempted that vCPU and made two more records, and its flags"
+                + " came late (the switch-to-flag delay in the PV-lock line; virtio-blk IOPS 0.3-0.7x of --pvlock off"
+                + " with 2 vCPUs on 2 CPUs: bench/blk/README.md). Leave it a CPU: fewer vCPUs than host CPUs, or"
+                + " --pin the vCPUs to some of them; --pvlock auto does not track where it would have none")
+                .formatted(cpus.cpus().cardinality());
     }
 
     private void track() {
         try {
-            HostCpus.pinCurrentThread(cpus);
+            HostCpus.pinCurrentThread(cpus.cpus());
         } catch (KvmException e) {
             LOG.log(Level.WARNING, "the preemption tracker stays on the CPUs of the vCPU thread that started it: {0}", e.getMessage());
         }
@@ -204,7 +189,7 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            String crowded = noSpareCpu(cpus.cardinality(), busy);
+            String crowded = noSpareCpu(cpus);
             if (crowded != null) LOG.log(Level.WARNING, crowded);
         }
         long now = System.nanoTime();

@@ -28,7 +28,7 @@ class PvLockCallsTest {
         mem = MappedMemory.anonymous(0x10000, false);
         region = new PvLockRegion(new MemoryRegion("pvlock", MemoryRegion.Kind.RESERVED, BASE, 0x10000, 1, mem), 4);
         stats = new PvLockStats(4);
-        tracker = new UserspacePreemptionTracker(region, stats, 4, null);
+        tracker = new UserspacePreemptionTracker(region, stats, 4, TrackerCpus.of(4, null));
         for (int v = 0; v < 4; v++) tracker.started(v, HostCpus.currentTid());
         PvLockCalls calls = new PvLockCalls(0b11, region, stats, tracker);
         bus = new HypercallBus();

@@ -38,7 +38,7 @@ class UserspacePreemptionTrackerTest {
         mem = MappedMemory.anonymous(0x10000, false);
         region = new PvLockRegion(new MemoryRegion("pvlock", MemoryRegion.Kind.RESERVED, 0x0A10_0000L, 0x10000, 1, mem), 2);
         stats = new PvLockStats(2);
-        tracker = new UserspacePreemptionTracker(region, stats, 2, null);
+        tracker = new UserspacePreemptionTracker(region, stats, 2, TrackerCpus.of(2, null));
     }
 
     @AfterEach
@@ -97,7 +97,7 @@ class UserspacePreemptionTrackerTest {
         BitSet outside = (BitSet) all.clone();
         outside.andNot(pin);
         tracker.close();
-        tracker = new UserspacePreemptionTracker(region, stats, 2, pin);
+        tracker = new UserspacePreemptionTracker(region, stats, 2, TrackerCpus.of(2, pin));
         assertEquals(outside, startFromThreadOn(pin), "the CPUs outside the vCPUs' pin " + pin);
     }
 
@@ -110,11 +110,33 @@ class UserspacePreemptionTrackerTest {
 
     @Test
     void aTrackerWithoutACpuOfItsOwnSaysHowToLeaveItOne() {
-        String crowded = UserspacePreemptionTracker.noSpareCpu(2, 2);
+        String crowded = UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(0, 1), 2));
         assertNotNull(crowded, "2 vCPUs could keep both CPUs busy");
-        assertTrue(crowded.contains("all 2 host CPUs") && crowded.contains("--pin") && crowded.contains("--pvlock off"), crowded);
-        assertNull(UserspacePreemptionTracker.noSpareCpu(3, 2), "a third CPU is the tracker's");
-        assertNull(UserspacePreemptionTracker.noSpareCpu(6, 0), "pinned vCPUs leave the other CPUs free");
+        assertTrue(crowded.contains("all 2 host CPUs") && crowded.contains("--pin") && crowded.contains("came late"), crowded);
+        assertNull(UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(0, 1, 2), 2)), "a third CPU is the tracker's");
+        assertNull(UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(2, 3), 0)), "pinned vCPUs leave the other CPUs free");
+    }
+
+    @Test
+    void theTrackersCpusAreTheOnesOutsideThePinAndOneIsItsOwnOnlyWhereTheVcpusLeaveOne() {
+        BitSet all = HostCpus.currentAffinity();
+        int n = all.cardinality();
+        assertFalse(TrackerCpus.of(n, null).ownCpu(), "as many unpinned vCPUs as CPUs keep them all busy");
+        assertFalse(TrackerCpus.of(n + 7, null).ownCpu(), "overcommitted");
+        assertEquals(all, TrackerCpus.of(n, null).cpus());
+        BitSet first = firstOfTwoOrMore(all);
+        BitSet outside = (BitSet) all.clone();
+        outside.andNot(first);
+        assertEquals(outside, TrackerCpus.of(8, first).cpus(), "8 vCPUs on one CPU leave it the rest");
+        assertTrue(TrackerCpus.of(8, first).ownCpu());
+        assertTrue(TrackerCpus.of(n - 1, null).ownCpu(), "one vCPU fewer than CPUs");
+        assertFalse(TrackerCpus.of(n, all).ownCpu(), "a pin on every CPU leaves nothing outside it");
+    }
+
+    private static BitSet cpus(int... ids) {
+        BitSet b = new BitSet();
+        for (int id : ids) b.set(id);
+        return b;
     }
 
     /** The first of {@code cpus}, which must be 2 or more for the test to mean anything. */
