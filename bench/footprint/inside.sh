@@ -7,7 +7,8 @@
 # runs `sleep` after its ready line, the bare-metal one turns its CPUs off and idles).
 # usage: sh inside.sh ROUNDS "CPU COUNTS" ["VMMS"]   env: HOLD = base64 of the Linux guest's command
 # VMMS (default "qemu jkvm-aot jkvm-c1 jkvm"): also jkvm-base and jkvm-base-aot, jkvm-base.jar (another
-# build, e.g. main's) run as jkvm and jkvm-aot, the latter with its own cache trained here (train-base-aot).
+# build, e.g. main's) run as jkvm and jkvm-aot, the latter with its own cache trained here (train-base-aot);
+# jkvm-opt-NAME: jkvm-aot with the java options FOOT_FLAGS ("NAME:OPTIONS;NAME:OPTIONS") gives NAME.
 rounds=${1:-1}
 counts=${2:-1 128 512}
 vmms=${3:-qemu jkvm-aot jkvm-c1 jkvm}
@@ -34,6 +35,11 @@ case " $vmms " in *" jkvm-base-aot "*)
     --cmdline "console=ttyS0 panic=-1 quiet" ;;
 esac
 
+# flags_of NAME: the java options FOOT_FLAGS gives NAME.
+flags_of() {
+  echo "${FOOT_FLAGS:-}" | tr ';' '\n' | while IFS=: read -r n f; do [ "$n" != "$1" ] || echo "$f"; done
+}
+
 run() {   # run VMM CONFIG: CONFIG is linux-1 (the Linux guest, 1 vCPU) or bm-N (bare metal, N vCPUs)
   case $2 in
     linux-1) cpus=1 marker=JKVM-GUEST-READY
@@ -51,12 +57,15 @@ run() {   # run VMM CONFIG: CONFIG is linux-1 (the Linux guest, 1 vCPU) or bm-N 
                 $jguest --cpus $cpus --memory ${mem}M ;;
     jkvm-c1)  eval t -l "\"set up in\"" "$1/$2" "\"$marker\"" $jvm -XX:TieredStopAtLevel=1 -XX:AOTCache=/tmp/jkvm.aot \
                 -jar jkvm.jar run $jguest --cpus $cpus --memory ${mem}M ;;
+    jkvm-opt-*) eval t -l "\"set up in\"" "$1/$2" "\"$marker\"" $jvm -XX:AOTCache=/tmp/jkvm.aot $(flags_of "${1#jkvm-opt-}") \
+                -jar jkvm.jar run $jguest --cpus $cpus --memory ${mem}M ;;
     jkvm-base) eval t -l "\"set up in\"" "$1/$2" "\"$marker\"" $jvm -jar jkvm-base.jar run $jguest --cpus $cpus --memory ${mem}M ;;
     jkvm-base-aot) eval t -l "\"set up in\"" "$1/$2" "\"$marker\"" $jvm -XX:AOTCache=/tmp/jkvm-base.aot -jar jkvm-base.jar run \
                 $jguest --cpus $cpus --memory ${mem}M ;;
   esac
 }
 
+for v in $vmms; do case $v in jkvm-opt-*) echo "INFO $v: $(flags_of "${v#jkvm-opt-}")" ;; esac; done
 r=1
 while [ $r -le "$rounds" ]; do
   echo "ROUND $r"
