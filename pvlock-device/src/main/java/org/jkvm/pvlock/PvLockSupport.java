@@ -34,8 +34,8 @@ public record PvLockSupport(boolean attribute, boolean filter) {
                     : trackerCpu
                     ? new Resolution(PvLockMode.USERSPACE, "the host kernel lacks the PV-lock series, but its SMCCC filter lets jkvm answer the calls")
                     : new Resolution(PvLockMode.OFF, "the host kernel lacks the PV-lock series, and the vCPUs could keep every"
-                            + " CPU busy, leaving jkvm's preemption tracker none: its flags would come late and cost the guest"
-                            + " (--pvlock userspace tracks anyway; fewer vCPUs than CPUs or --pin leaves it one)");
+                            + " CPU busy, leaving jkvm's preemption tracker none: its flags would come late and cost the guest;"
+                            + " --pvlock userspace tracks anyway, fewer vCPUs than CPUs or --pin leaves it one");
             case KERNEL -> {
                 if (!attribute) {
                     throw new SettingException("pvlock", "kernel", "this host kernel lacks the PV-lock series"
