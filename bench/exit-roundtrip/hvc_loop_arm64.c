@@ -3,7 +3,12 @@
  * to userspace by the SMCCC filter), the same KVM calls per exit (KVM_RUN, KVM_SET_ONE_REG
  * of x0), built against the same uapi headers and jkvm's own header. Prints ns per exit.
  *
- * usage: hvc_loop_arm64 EXITS
+ * With PAGES > 0 it also reads one byte from each of PAGES pages of its own memory per exit, and
+ * with CALLS > 0 it calls that many functions, each on a page of its own, per exit: how much an
+ * exit's cost in the emulated host grows with the distinct memory and code a VMM touches between
+ * two KVM_RUNs (the TCG that runs the host flushes its software TLB on the world switch, or not).
+ *
+ * usage: hvc_loop_arm64 EXITS [PAGES [CALLS]]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +51,28 @@ static uint64_t get_reg(int vcpu, uint64_t id) {
 	return value;
 }
 
+#define MAX_CALLS 64
+#define PAGE 4096
+
+/* One function per page: calling all of them runs code on as many distinct pages. */
+#define SPREAD(n) __attribute__((noinline, aligned(PAGE))) static long spread##n(long x) { return x * 3 + n; }
+#define S8(a) SPREAD(a##0) SPREAD(a##1) SPREAD(a##2) SPREAD(a##3) SPREAD(a##4) SPREAD(a##5) SPREAD(a##6) SPREAD(a##7)
+S8(1) S8(2) S8(3) S8(4) S8(5) S8(6) S8(7) S8(8)
+#define R8(a) spread##a##0, spread##a##1, spread##a##2, spread##a##3, spread##a##4, spread##a##5, spread##a##6, spread##a##7
+static long (*const spread[MAX_CALLS])(long) = {R8(1), R8(2), R8(3), R8(4), R8(5), R8(6), R8(7), R8(8)};
+
+static long pages, calls;
+static volatile uint8_t *touched;
+static volatile long sink;
+
+/* The extra work per exit: one load per page, one call per function. */
+static void touch(void) {
+	long sum = 0;
+	for (long p = 0; p < pages; p++) sum += touched[p * PAGE];
+	for (long c = 0; c < calls; c++) sum = spread[c](sum);
+	sink = sum;
+}
+
 static void loop(int vcpu, struct kvm_run *run, long exits) {
 	for (long i = 0; i < exits; i++) {
 		if (ioctl(vcpu, KVM_RUN, 0) < 0) die("KVM_RUN");
@@ -54,12 +81,25 @@ static void loop(int vcpu, struct kvm_run *run, long exits) {
 			fprintf(stderr, "hvc_loop_arm64: unexpected exit %u\n", run->exit_reason);
 			exit(1);
 		}
+		if (pages || calls) touch();
 		set_reg(vcpu, JKVM_REG_ARM64_X0, 1);
 	}
 }
 
 int main(int argc, char **argv) {
 	long exits = argc > 1 ? atol(argv[1]) : 20000;
+	pages = argc > 2 ? atol(argv[2]) : 0;
+	calls = argc > 3 ? atol(argv[3]) : 0;
+	if (pages < 0 || calls < 0 || calls > MAX_CALLS) {
+		fprintf(stderr, "hvc_loop_arm64: PAGES >= 0, 0 <= CALLS <= %d\n", MAX_CALLS);
+		return 2;
+	}
+	if (pages) {
+		uint8_t *p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) die("mmap pages");
+		for (long i = 0; i < pages; i++) p[i * PAGE] = (uint8_t)i; /* backed, not the zero page */
+		touched = p;
+	}
 	static const uint32_t code[] = {0x52800040, 0x72b8c000, 0xd4000002, 0x8b000021, 0x17fffffc};
 
 	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -93,7 +133,9 @@ int main(int argc, char **argv) {
 	uint64_t start = now_ns();
 	loop(vcpu, run, exits);
 	uint64_t took = now_ns() - start;
-	printf("c %.1f ns/exit (%ld exits, guest sum %lu)\n", (double)took / exits, exits,
+	char label[32] = "c";
+	if (pages || calls) snprintf(label, sizeof label, "c-p%ld-f%ld", pages, calls);
+	printf("%s %.1f ns/exit (%ld exits, guest sum %lu)\n", label, (double)took / exits, exits,
 	       (unsigned long)get_reg(vcpu, JKVM_REG_ARM64_X1));
 	return 0;
 }
