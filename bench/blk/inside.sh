@@ -5,12 +5,17 @@
 # its own copy of the Debian image as /dev/vda (the root) and a sparse scratch disk with serial
 # "scratch" that fio reads and writes; every boot runs under ./stamp ("STAMP NAME ..." lines,
 # see bench/boot/stamp.c). Besides the boots to the first command, each round boots each VMM with
-# jkvm.login to agetty's "login: " prompt (stamp -k ends the VMM there). jkvm boots twice a
-# round: as "jkvm" without an AOT cache and as "jkvm-aotc" with carried.aot, on the same image.
-# usage: sh inside.sh BOOTS SCRATCH_MB ["FIO_ORDER"]   (FIO_ORDER: the fio runs' order, default "jkvm qemu base")
+# jkvm.login to agetty's "login: " prompt (stamp -k ends the VMM there). By default jkvm boots twice a
+# round: as "jkvm" without an AOT cache and as "jkvm-aotc" with carried.aot, on the same image;
+# "jkvm-demo" is jkvm-aotc with the java options ./demo runs jkvm with in the emulated host.
+# usage: sh inside.sh BOOTS SCRATCH_MB ["FIO_ORDER" ["BOOT_VMMS"]]   (FIO_ORDER: the fio runs' order,
+#        default "jkvm qemu base"; BOOT_VMMS: what boots, in the odd rounds' order, default "jkvm jkvm-aotc qemu")
 boots=${1:-3}
 scratch_mb=${2:-320}
 fio_order=${3:-jkvm qemu base}
+boot_vmms=${4:-jkvm jkvm-aotc qemu}
+# ./demo's java options (the demo's comment says why)
+demo_opts="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xms8m -XX:-UsePerfData"
 jkvm_args=
 jkvm_vm="--kernel Image --cpus 2 --memory 512M --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch"
 jar=jkvm.jar
@@ -39,6 +44,8 @@ boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
     jkvm) t $kill -l "set up in" "$name" "$mark" java -jar "$jar" run $jkvm_args $jkvm_vm --cmdline "console=ttyS0 $append $*" ;;
     jkvm-aotc) t $kill -l "set up in" "$name" "$mark" java -XX:AOTMode=on -XX:AOTCache=carried.aot -jar jkvm.jar run \
                  $jkvm_vm --cmdline "console=ttyS0 $append $*" ;;
+    jkvm-demo) t $kill -l "set up in" "$name" "$mark" java -XX:AOTMode=on -XX:AOTCache=carried.aot $demo_opts -jar jkvm.jar run \
+                 $jkvm_vm --cmdline "console=ttyS0 $append $*" ;;
     qemu) t $kill "$name" "$mark" $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
             -nographic -no-reboot -nic none -kernel Image \
             -drive if=none,id=scratch,file=qemu-scratch.raw,format=raw \
@@ -53,7 +60,7 @@ boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
 r=1
 while [ $r -le "$boots" ]; do
   echo "ROUND $r"
-  if [ $((r % 2)) = 1 ]; then order="jkvm jkvm-aotc qemu"; else order="qemu jkvm-aotc jkvm"; fi
+  if [ $((r % 2)) = 1 ]; then order=$boot_vmms; else order=$(echo "$boot_vmms" | tr ' ' '\n' | sed -n '1!G;h;$p'); fi
   for v in $order; do boot $v $v; done
   for v in $order; do boot $v login-$v jkvm.login; done
   r=$((r + 1))

@@ -27,7 +27,7 @@ public final class StartupMarks {
         long since;
         synchronized (StartupMarks.class) {
             if (processStart == null) {
-                processStart = ProcessHandle.current().info().startInstant().orElse(Instant.ofEpochMilli(now));
+                processStart = ProcessStartTime.current(now);
                 previous = processStart.toEpochMilli();
             }
             since = now - previous;
