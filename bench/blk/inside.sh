@@ -65,18 +65,24 @@ while [ $r -le "$boots" ]; do
   for v in $order; do boot $v login-$v jkvm.login; done
   r=$((r + 1))
 done
-# fio inside the guest, once per VMM, in the order asked (base only with BLK_BASE_JAR's jkvm-base.jar).
+# fio inside the guest, once per entry of FIO_ORDER, in that order (base only with BLK_BASE_JAR's
+# jkvm-base.jar; jkvm-demo: jkvm-aotc with ./demo's options). A fresh sparse scratch disk for each
+# run: writing into pages already allocated is faster.
 echo "ROUND fio"
+fresh() { rm -f "$1" && dd if=/dev/zero of="$1" bs=1M count=0 seek="$scratch_mb" 2>/dev/null; }
 for v in $fio_order; do
   case $v in
-    jkvm|base)
-      [ $v = jkvm ] || [ -f jkvm-base.jar ] || continue
-      # A fresh sparse scratch disk for each: writing into pages already allocated is faster.
-      rm -f jkvm-scratch.raw && dd if=/dev/zero of=jkvm-scratch.raw bs=1M count=0 seek="$scratch_mb" 2>/dev/null
-      if [ $v = jkvm ]; then jar=jkvm.jar jkvm_args="--stats-json fio-stats.json"; else jar=jkvm-base.jar jkvm_args=$(cat base.args 2>/dev/null); fi
-      boot jkvm fio-$v "jkvm.cmd=$(cat fio.cmd)"
+    jkvm|base|jkvm-demo)
+      [ $v != base ] || [ -f jkvm-base.jar ] || continue
+      fresh jkvm-scratch.raw
+      case $v in
+        jkvm) jar=jkvm.jar jkvm_args="--stats-json fio-stats.json" vmm=jkvm ;;
+        base) jar=jkvm-base.jar jkvm_args=$(cat base.args 2>/dev/null) vmm=jkvm ;;
+        *) vmm=$v ;;
+      esac
+      boot $vmm fio-$v "jkvm.cmd=$(cat fio.cmd)"
       jar=jkvm.jar jkvm_args= ;;
-    qemu) boot qemu fio-qemu "jkvm.cmd=$(cat fio.cmd)" ;;
+    qemu) fresh qemu-scratch.raw; boot qemu fio-qemu "jkvm.cmd=$(cat fio.cmd)" ;;
   esac
 done
 # KVM's MMIO exits over jkvm's whole fio run (boot and the four jobs, both disks), summed over the vCPUs:
