@@ -15,7 +15,8 @@
 #     congestion windows at which the host's HyStart ended slow start on a rising round-trip time)
 #   NET VMM ROUND g2h bytes=N sha256=X secs=S     (guest to host, timed in the host)
 # and first the hashes of the files sent: NET h2g-sent sha256=X, and per run NET VMM ROUND g2h-sent sha256=X.
-# usage: sh inside.sh "VMMS" [MIB] [ROUNDS]     (VMMS: jkvm, jkvm-base (jkvm-base.jar, another build), qemu; MIB 8; ROUNDS 1)
+# usage: sh inside.sh "VMMS" [MIB] [ROUNDS]     (VMMS: jkvm, jkvm-base (jkvm-base.jar, another build), jkvm-c1,
+#        jkvm-demo (needs carried.aot, the jar's AOT cache), qemu; MIB 8; ROUNDS 1)
 # QEMU is Debian's arm64 build on /dev/vdb (arm64-host/assemble-qemu), mounted at /opt/qemu.
 vmms=${1:-jkvm qemu}
 mib=${2:-8}
@@ -83,6 +84,9 @@ run() {   # run VMM ROUND
     jkvm|jkvm-base) java -jar "$1.jar" run --kernel Image --initrd initramfs.cpio.gz --cpus 2 --memory 512M --timeout 900 \
             --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
     jkvm-c1) java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
+            --cpus 2 --memory 512M --timeout 900 --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
+    jkvm-demo) java -XX:AOTMode=on -XX:AOTCache=carried.aot -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xms8m -XX:-UsePerfData \
+            -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
             --cpus 2 --memory 512M --timeout 900 --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
     qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M -name qemu,debug-threads=on \
             -nographic -no-reboot -global virtio-mmio.force-legacy=false \
