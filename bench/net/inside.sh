@@ -16,7 +16,7 @@
 #   NET VMM ROUND g2h bytes=N sha256=X secs=S     (guest to host, timed in the host)
 # and first the hashes of the files sent: NET h2g-sent sha256=X, and per run NET VMM ROUND g2h-sent sha256=X.
 # usage: sh inside.sh "VMMS" [MIB] [ROUNDS]     (VMMS: jkvm, jkvm-base (jkvm-base.jar, another build), jkvm-c1,
-#        jkvm-demo (needs carried.aot, the jar's AOT cache), qemu; MIB 8; ROUNDS 1)
+#        jkvm-demo (needs carried.aot, the jar's AOT cache, and jkvm.jar.mtime, the jar's time), qemu; MIB 8; ROUNDS 1)
 # QEMU is Debian's arm64 build on /dev/vdb (arm64-host/assemble-qemu), mounted at /opt/qemu.
 vmms=${1:-jkvm qemu}
 mib=${2:-8}
@@ -27,6 +27,9 @@ guest=10.0.2.15
 mac=52:54:00:12:34:56
 
 echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs"
+# The project kernel (allnoconfig + jkvm.config: no INITRAMFS_PRESERVE_MTIME) unpacks the payload
+# with the boot's time on every file, and the AOT cache checks the jar's: put the jar's back.
+[ ! -f jkvm.jar.mtime ] || touch -d "@$(cat jkvm.jar.mtime)" jkvm.jar
 mkdir -p /tmp
 # A persistent tap both VMMs attach to (the VMM adds IFF_VNET_HDR when it attaches).
 tunctl -t $tap >/dev/null && ip addr add $host/24 dev $tap && ip link set $tap up || { echo "NET setup failed: no tap"; exit 1; }
