@@ -39,9 +39,10 @@ class VsockFuzzTest {
         Path dir = Files.createTempDirectory("jkvm-vsock-fuzz");
         Path socket = dir.resolve("v.sock");
         List<SocketChannel> accepted = new ArrayList<>();
+        Thread acceptor = null;
         try (ServerSocketChannel host = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             host.bind(UnixDomainSocketAddress.of(Path.of(socket + "_1")));
-            Thread.ofVirtual().start(() -> acceptAll(host, accepted));
+            acceptor = Thread.ofVirtual().start(() -> acceptAll(host, accepted));
             VirtioVsock device = new VirtioVsock("virtio-vsock-fuzz", socket, VsockDriver.GUEST_CID);
             try {
                 run(new VsockDriver(device), new FuzzInput(data));
@@ -51,6 +52,9 @@ class VsockFuzzTest {
                 device.close();
             }
         } finally {
+            // The acceptor may hold a connection it took just before the host socket closed: wait
+            // for it, or that connection outlives the input (tens of thousands of inputs: EMFILE).
+            if (acceptor != null) joinUninterruptibly(acceptor);
             synchronized (accepted) {
                 for (SocketChannel c : accepted) c.close();
             }
@@ -89,6 +93,19 @@ class VsockFuzzTest {
         assertTrue(h.op() >= VsockHeader.OP_REQUEST && h.op() <= VsockHeader.OP_CREDIT_UPDATE, h.toString());
         assertEquals(p.payload().length, h.len(), h.toString());
         assertTrue(h.op() == VsockHeader.OP_RW || h.len() == 0, h.toString());
+    }
+
+    private static void joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
     }
 
     private static void acceptAll(ServerSocketChannel host, List<SocketChannel> accepted) {
