@@ -29,9 +29,11 @@ echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { pri
 echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
 . ./qemu-inside.sh
 [ -n "$qemu" ] || exit 1
+# A sparse scratch disk, made anew.
+fresh() { rm -f "$1" && dd if=/dev/zero of="$1" bs=1M count=0 seek="$scratch_mb" 2>/dev/null; }
 for v in jkvm qemu; do
   cp debian-arm64.ext4 "$v.ext4"
-  dd if=/dev/zero of="$v-scratch.raw" bs=1M count=0 seek="$scratch_mb" 2>/dev/null
+  fresh "$v-scratch.raw"
 done
 rm debian-arm64.ext4
 
@@ -69,7 +71,6 @@ done
 # jkvm-base.jar; jkvm-demo: jkvm-aotc with ./demo's options). A fresh sparse scratch disk for each
 # run: writing into pages already allocated is faster.
 echo "ROUND fio"
-fresh() { rm -f "$1" && dd if=/dev/zero of="$1" bs=1M count=0 seek="$scratch_mb" 2>/dev/null; }
 for v in $fio_order; do
   case $v in
     jkvm|base|jkvm-demo)
