@@ -7,7 +7,8 @@
 # Prints, per run:
 #   NET VMM ROUND ping=ok|failed
 #   NET VMM ROUND h2g bytes=N sha256=X secs=S     (host to guest, timed in the guest)
-#   NET VMM ROUND h2g-guest irqs=N packets=N      (the guest's virtio interrupts and received packets during it)
+#   NET VMM ROUND h2g-guest irqs=N packets=N dropped=N
+#     (the guest's virtio interrupts, received packets and packets its driver dropped during it)
 #   NET VMM ROUND h2g-threads NAME=TICKS ...      (the VMM's threads' CPU, 1/100 s, while the host sent it: the
 #     JVM's own threads (JIT, GC) beside the vCPUs and the device worker; QEMU's named by -name debug-threads=on)
 #   NET VMM ROUND host tap-drops=N retransmits=N hystart-cwnd=N
@@ -52,7 +53,7 @@ esac
 cmd="mkdir -p /tmp
 echo NET-FEATURES \$(cat /sys/class/net/eth0/device/features)
 busybox ping -c 3 -W 5 $host >/dev/null && echo PING-OK
-counts() { echo RX-COUNTS \$(busybox awk '/virtio/ { for (i = 2; \$i ~ /^[0-9]+\$/; i++) n += \$i } END { print n + 0 }' /proc/interrupts) \$(cat /sys/class/net/eth0/statistics/rx_packets); }
+counts() { echo RX-COUNTS \$(busybox awk '/virtio/ { for (i = 2; \$i ~ /^[0-9]+\$/; i++) n += \$i } END { print n + 0 }' /proc/interrupts) \$(cat /sys/class/net/eth0/statistics/rx_packets) \$(cat /sys/class/net/eth0/statistics/rx_dropped); }
 counts
 busybox nc -l -p 5001 -e sh -c 'cat /proc/uptime > /tmp/a; cat > /tmp/r; cat /proc/uptime > /tmp/b' &
 l=\$!
@@ -101,13 +102,14 @@ run() {   # run VMM ROUND
   while ! grep -q GUEST-LISTENING /tmp/vm.log 2>/dev/null && [ $i -lt 900 ] && kill -0 $vm 2>/dev/null; do sleep 1; i=$((i + 1)); done
   tcpu $vm > /tmp/tc0
   i=0
-  until nc $guest 5001 < /tmp/h2g; do i=$((i + 1)); [ $i -lt 30 ] || break; sleep 1; done
+  # Each try of a VMM that is gone would wait out TCP's connect timeout: stop when it has exited.
+  while kill -0 $vm 2>/dev/null && ! nc $guest 5001 < /tmp/h2g; do i=$((i + 1)); [ $i -lt 30 ] || break; sleep 1; done
   tcpu $vm > /tmp/tc1
   echo "NET $1 $2 h2g-threads $(awk 'NR == FNR { b[$1] = $3; next } { d = $3 - b[$1]; if (d > 0) printf "%s=%d ", $2, d }' /tmp/tc0 /tmp/tc1)"
   i=0
   while [ ! -f /tmp/gb ] && [ $i -lt 900 ] && kill -0 $vm 2>/dev/null; do sleep 1; i=$((i + 1)); done
   i=0
-  until nc $guest 5003 < /dev/null; do i=$((i + 1)); [ $i -lt 10 ] || break; sleep 1; done
+  while kill -0 $vm 2>/dev/null && ! nc $guest 5003 < /dev/null; do i=$((i + 1)); [ $i -lt 10 ] || break; sleep 1; done
   wait $vm
   echo "NET $1 $2 vmm-exit=$?"
   echo "$before $(losses)" | awk -v p="NET $1 $2 host" '{ printf "%s tap-drops=%d retransmits=%d hystart-cwnd=%d\n", p, $4 - $1, $5 - $2, $6 - $3 }'
@@ -121,7 +123,7 @@ run() {   # run VMM ROUND
   bytes=${line#*bytes=}; bytes=${bytes%% *}; sha=${line#*sha256=}; sha=${sha%% *}
   [ -n "$line" ] && echo "NET $1 $2 h2g bytes=$bytes sha256=$sha secs=$(secs "$a" "$b")" || echo "NET $1 $2 h2g failed"
   grep -a '^RX-COUNTS ' /tmp/vm.log | tr -d '\r' | awk -v p="NET $1 $2 h2g-guest" \
-    '{ i[NR] = $2; n[NR] = $3 } END { if (NR == 2) printf "%s irqs=%d packets=%d\n", p, i[2] - i[1], n[2] - n[1] }'
+    '{ i[NR] = $2; n[NR] = $3; d[NR] = $4 } END { if (NR == 2) printf "%s irqs=%d packets=%d dropped=%d\n", p, i[2] - i[1], n[2] - n[1], d[2] - d[1] }'
   sent=$(grep -a '^G2H-SENT ' /tmp/vm.log | tr -d '\r'); echo "NET $1 $2 g2h-sent ${sent#G2H-SENT }"
   if [ -f /tmp/gb ]; then
     echo "NET $1 $2 g2h bytes=$(wc -c < /tmp/g2h) sha256=$(sha256sum /tmp/g2h | cut -c1-64) secs=$(secs "$(cut -d' ' -f1 /tmp/ga)" "$(cut -d' ' -f1 /tmp/gb)")"

@@ -1,6 +1,8 @@
 package org.jkvm.vmm.virtio;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,18 +22,22 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * next frame. Fewer chains do when the driver cannot make more available (it has given every
  * descriptor its queue holds, or they span as many buffers as one read may), the frame then being lost
  * if it is longer. All frames the tap has for the chains are read in one pass, so the transport
- * raises one interrupt per batch.
+ * raises one interrupt per batch. What is allocated is per chain taken (the queue's record of it
+ * and a holder), not per frame read: the worker reads thousands of frames a second.
  *
  * <p>Used by the worker thread, and by the transport's register writes with its lock held.
  */
 final class NetReceiver {
     /** The most a frame and its header can need: the tap hands no more. */
     static final int MAX_BYTES = NetHeader.BYTES + NetHeader.MAX_FRAME;
+    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final FrameFd frames;
     private final Consumer<String> drop;
     /** Chains taken from the queue that no frame has filled yet, in the driver's order; cleared by a reset. */
-    private final ArrayDeque<DescriptorChain> held = new ArrayDeque<>();
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
+    /** The buffers the next frame is read into, refilled for each frame. */
+    private final List<MemorySegment> into = new ArrayList<>();
     private boolean merge;
     /** Whether the held chains wait for a frame from the tap (rather than for more chains). */
     private volatile boolean waitsForFrame;
@@ -91,29 +97,36 @@ final class NetReceiver {
             if (held.isEmpty()) {
                 DescriptorChain c = checked(queue.next(), NetHeader.BYTES + NetHeader.ETH_BYTES);
                 if (c == null) return null;
-                held.add(c);
+                held.add(new Held(c));
             }
-            return held.peek().writable();
+            return held.peek().chain.writable();
         }
-        List<MemorySegment> into = new ArrayList<>();
+        into.clear();
         long bytes = 0;
-        for (DescriptorChain c : held) {
+        for (Held h : held) {
             // enough for the longest frame: the rest stay held, unread into, for the next one
-            if (bytes >= MAX_BYTES || into.size() + c.writable().size() > FrameFd.MAX_BUFFERS) return into;
-            into.addAll(c.writable());
-            bytes += c.writableBytes();
+            if (bytes >= MAX_BYTES || into.size() + h.chain.writable().size() > FrameFd.MAX_BUFFERS) return into;
+            addBuffers(h);
+            bytes += h.bytes;
         }
         // Direct chains take a descriptor per buffer: once the held ones have as many as the
         // queue, the driver has no chain left to add.
         while (bytes < MAX_BYTES && into.size() < queue.size()) {
             DescriptorChain c = checked(queue.next(), NetHeader.BYTES);
             if (c == null) return null;
-            held.add(c);
+            Held h = new Held(c);
+            held.add(h);
             if (into.size() + c.writable().size() > FrameFd.MAX_BUFFERS) return into;
-            into.addAll(c.writable());
-            bytes += c.writableBytes();
+            addBuffers(h);
+            bytes += h.bytes;
         }
         return into;
+    }
+
+    /** Appends the chain's buffers to {@link #into} (by index: an iterator would be an object per chain). */
+    private void addBuffers(Held h) {
+        List<MemorySegment> w = h.chain.writable();
+        for (int i = 0; i < w.size(); i++) into.add(w.get(i));
     }
 
     /** {@code c}, or null; a chain the device may not write into, or too short for {@code least} bytes, breaks the protocol. */
@@ -133,32 +146,53 @@ final class NetReceiver {
         return c;
     }
 
-    /** Returns the chains the frame of {@code n} bytes filled, in order, its header's num_buffers saying how many. */
+    /**
+     * Returns the chains the frame of {@code n} bytes filled, in order, its header's num_buffers
+     * saying how many; the driver sees them all at once.
+     */
     private void complete(VirtQueue queue, long n) {
         int count = 0;
         long left = n;
-        for (DescriptorChain c : held) {
+        for (Held h : held) {
             if (left <= 0) break;
-            left -= c.writableBytes();
+            left -= h.bytes;
             count++;
         }
-        numBuffers(held.peek(), count);
+        numBuffers(held.peek().chain, count);
         left = n;
         for (int i = 0; i < count; i++) {
-            DescriptorChain c = held.poll();
-            long written = Math.min(left, c.writableBytes());
-            queue.complete(c.head(), (int) written);
+            Held h = held.poll();
+            long written = Math.min(left, h.bytes);
+            queue.addUsed(h.chain.head(), (int) written);
             left -= written;
         }
+        queue.publishUsed();
     }
 
     /** Sets num_buffers, which the tap leaves as it was, in the header at the start of {@code first}. */
     private static void numBuffers(DescriptorChain first, int count) {
+        MemorySegment start = first.writable().getFirst();
+        if (start.byteSize() >= NetHeader.NUM_BUFFERS + 2) {
+            start.set(U16, NetHeader.NUM_BUFFERS, (short) count);
+            return;
+        }
+        // The header split over buffers (any layout is allowed): byte by byte.
         byte[] value = {(byte) count, (byte) (count >>> 8)};
         int at = 0;
         for (MemorySegment b : Buffers.range(first.writable(), NetHeader.NUM_BUFFERS, NetHeader.NUM_BUFFERS + 2)) {
             MemorySegment.copy(value, at, b, JAVA_BYTE, 0, (int) b.byteSize());
             at += (int) b.byteSize();
+        }
+    }
+
+    /** A chain held for a frame, with the bytes the device may write into it, summed once. */
+    private static final class Held {
+        final DescriptorChain chain;
+        final long bytes;
+
+        Held(DescriptorChain chain) {
+            this.chain = chain;
+            this.bytes = chain.writableBytes();
         }
     }
 }

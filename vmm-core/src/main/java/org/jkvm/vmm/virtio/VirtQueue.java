@@ -232,11 +232,27 @@ public final class VirtQueue {
      * bytes to its writable buffers. Chains may be returned in any order.
      */
     public void complete(int head, int written) {
+        addUsed(head, written);
+        publishUsed();
+    }
+
+    /**
+     * Writes the used entry for the chain at {@code head} without moving the used index: the driver
+     * does not see it until {@link #publishUsed}. For chains the driver must find together, such
+     * as a frame spread over several receive chains (VIRTIO_NET_F_MRG_RXBUF): Linux's driver
+     * takes the first, reads num_buffers from it and then expects the others in the ring, dropping
+     * the frame if the index does not cover them yet.
+     */
+    public void addUsed(int head, int written) {
         long at = 4 + 8L * (nextUsed % size);
         used.set(U32, at, head);
         used.set(U32, at + 4, written);
         nextUsed = (nextUsed + 1) & 0xffff;
-        VarHandle.releaseFence(); // the driver must see the entry before the index that covers it
+    }
+
+    /** Moves the used index past every entry {@link #addUsed} wrote, in one store the driver sees whole. */
+    public void publishUsed() {
+        VarHandle.releaseFence(); // the driver must see the entries before the index that covers them
         used.set(U16, 2, (short) nextUsed);
         VarHandle.fullFence(); // and the index before the interrupt that follows
     }

@@ -58,6 +58,22 @@ class VirtQueueTest {
     }
 
     @Test
+    void entriesAddedTogetherStayUnseenUntilPublishedThenTheIndexCoversThemAll() throws VirtioException {
+        VirtQueue q = ram.queue(SIZE);
+        for (int i = 0; i < 3; i++) {
+            ram.descriptor(i, DATA + 0x100L * i, 0x100, DESC_F_WRITE, 0);
+            ram.offer(i, SIZE);
+        }
+        q.addUsed(q.next().head(), 0x100);
+        q.addUsed(q.next().head(), 0x100);
+        assertEquals(0, ram.usedIndex(), "the driver must not see a frame's first chain without the rest");
+        q.addUsed(q.next().head(), 7);
+        q.publishUsed();
+        assertEquals(3, ram.usedIndex());
+        assertArrayEquals(new long[] {2, 7}, ram.usedEntry(2));
+    }
+
+    @Test
     void theRingsWrapAroundTheQueueAndTheSixteenBitIndex() throws VirtioException {
         VirtQueue q = ram.queue(SIZE);
         ram.descriptor(0, DATA, 8, DESC_F_WRITE, 0);
