@@ -217,7 +217,7 @@ public final class VirtQueue {
      * at the ring again when it clears the flag); with EVENT_IDX, if the used index passed the
      * driver's used_event since the last call (the standard vring_need_event rule, modulo 2^16: a
      * guest's used_event only decides this answer). Read after the used index is published
-     * ({@link #complete} fences).
+     * ({@link #publishUsed} fences).
      */
     public boolean interruptWanted() {
         if (!eventIdx) return (avail.get(U16, 0) & AVAIL_F_NO_INTERRUPT) == 0;
