@@ -10,6 +10,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jkvm.kvm.EventFd;
 import org.jkvm.kvm.FrameFd;
@@ -275,6 +277,37 @@ class VirtioNetTest {
         assertEquals(4, rxRam.usedIndex());
         assertEquals(1, numBuffersAt(DATA + 3000));
         assertEquals(List.of(3L, (long) small.length), List.of(rxRam.usedEntry(3)[0], rxRam.usedEntry(3)[1]));
+    }
+
+    @Test
+    void aDriverPollingMeanwhileSeesAFramesChainsAllAtOnce() throws Exception {
+        net.negotiated(MERGE);
+        VirtQueue rx = rxRam.queue(SIZE);
+        offerToReceive(0, SIZE, 1000);
+        byte[] frame = frame(0, 2488); // 2500 bytes with the header: three chains of 1000
+        int frames = 20_000; // the used index stays below 2^16, whose wrap is not a multiple of 3
+        AtomicInteger torn = new AtomicInteger(-1);
+        AtomicBoolean done = new AtomicBoolean();
+        // The driver's side polling the used index while the device works, as Linux's NAPI does:
+        // an index inside a frame would have it take the first chain without the others and drop the frame.
+        Thread driver = Thread.ofPlatform().start(() -> {
+            while (!done.get()) {
+                int idx = rxRam.usedIndex();
+                if (idx % 3 != 0) torn.compareAndSet(-1, idx);
+            }
+        });
+        try {
+            for (int i = 0; i < frames; i++) {
+                peerWrite(frame);
+                assertTrue(net.serve(VirtioNet.RX, rx));
+                for (int k = 0; k < 3; k++) rxRam.offer((int) rxRam.usedEntry((3 * i + k) % SIZE)[0], SIZE);
+            }
+        } finally {
+            done.set(true);
+            driver.join();
+        }
+        assertEquals(3 * frames, rxRam.usedIndex());
+        assertEquals(-1, torn.get(), "the driver saw the used index stop inside a frame");
     }
 
     @Test
