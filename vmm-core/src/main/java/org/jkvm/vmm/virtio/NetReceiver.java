@@ -95,9 +95,9 @@ final class NetReceiver {
     private List<MemorySegment> take(VirtQueue queue) throws VirtioException {
         if (!merge) {
             if (held.isEmpty()) {
-                DescriptorChain c = checked(queue.next(), NetHeader.BYTES + NetHeader.ETH_BYTES);
-                if (c == null) return null;
-                held.add(new Held(c));
+                Held h = checked(queue.next(), NetHeader.BYTES + NetHeader.ETH_BYTES);
+                if (h == null) return null;
+                held.add(h);
             }
             return held.peek().chain.writable();
         }
@@ -112,11 +112,10 @@ final class NetReceiver {
         // Direct chains take a descriptor per buffer: once the held ones have as many as the
         // queue, the driver has no chain left to add.
         while (bytes < MAX_BYTES && into.size() < queue.size()) {
-            DescriptorChain c = checked(queue.next(), NetHeader.BYTES);
-            if (c == null) return null;
-            Held h = new Held(c);
+            Held h = checked(queue.next(), NetHeader.BYTES);
+            if (h == null) return null;
             held.add(h);
-            if (into.size() + c.writable().size() > FrameFd.MAX_BUFFERS) return into;
+            if (into.size() + h.chain.writable().size() > FrameFd.MAX_BUFFERS) return into;
             addBuffers(h);
             bytes += h.bytes;
         }
@@ -129,21 +128,22 @@ final class NetReceiver {
         for (int i = 0; i < w.size(); i++) into.add(w.get(i));
     }
 
-    /** {@code c}, or null; a chain the device may not write into, or too short for {@code least} bytes, breaks the protocol. */
-    private static DescriptorChain checked(DescriptorChain c, int least) throws VirtioException {
+    /** {@code c} held, or null; a chain the device may not write into, or too short for {@code least} bytes, breaks the protocol. */
+    private static Held checked(DescriptorChain c, int least) throws VirtioException {
         if (c == null) return null;
         if (!c.readable().isEmpty()) {
             throw new VirtioException("receive chain from descriptor %d has device-readable buffers".formatted(c.head()));
         }
-        if (c.writableBytes() < least) {
+        Held h = new Held(c);
+        if (h.bytes < least) {
             throw new VirtioException("receive chain from descriptor %d has %d bytes, fewer than the %d a receive buffer needs"
-                    .formatted(c.head(), c.writableBytes(), least));
+                    .formatted(c.head(), h.bytes, least));
         }
         if (c.writable().size() > FrameFd.MAX_BUFFERS) {
             throw new VirtioException("receive chain from descriptor %d has %d buffers, more than the %d one read fills"
                     .formatted(c.head(), c.writable().size(), FrameFd.MAX_BUFFERS));
         }
-        return c;
+        return h;
     }
 
     /**
