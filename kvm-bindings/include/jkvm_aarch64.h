@@ -18,4 +18,5 @@
 #include "jkvm_tun.h"	/* the tap backend: TUNSETIFF, TUNSETOFFLOAD, IFF_*, TUN_F_*, struct jkvm_tun_ifreq */
 #include "jkvm_termios.h"	/* raw terminal: struct termios, TCGETS, TCSETS, the flag bits, pty ioctls */
 #include "jkvm_uio.h"	/* preadv/pwritev: struct iovec, UIO_MAXIOV */
+#include "jkvm_syscall.h"	/* the __NR_* numbers Libc passes to syscall(2) */
 #endif

@@ -125,7 +125,31 @@ final class Arm64Uapi implements Uapi {
             case UIO_MAXIOV -> KvmArm64.UIO_MAXIOV();
             case VMIN -> KvmArm64.VMIN();
             case VTIME -> KvmArm64.VTIME();
+            case __NR_close -> KvmArm64.__NR_close();
+            case __NR_eventfd2 -> KvmArm64.__NR_eventfd2();
+            case __NR_fallocate -> KvmArm64.__NR_fallocate();
+            case __NR_fdatasync -> KvmArm64.__NR_fdatasync();
+            case __NR_getpid -> KvmArm64.__NR_getpid();
+            case __NR_gettid -> KvmArm64.__NR_gettid();
+            case __NR_ioctl -> KvmArm64.__NR_ioctl();
+            case __NR_mmap -> KvmArm64.__NR_mmap();
+            case __NR_munmap -> KvmArm64.__NR_munmap();
+            case __NR_openat -> KvmArm64.__NR_openat();
             case __NR_perf_event_open -> KvmArm64.__NR_perf_event_open();
+            case __NR_ppoll -> KvmArm64.__NR_ppoll();
+            case __NR_pread64 -> KvmArm64.__NR_pread64();
+            case __NR_preadv -> KvmArm64.__NR_preadv();
+            case __NR_pwritev -> KvmArm64.__NR_pwritev();
+            case __NR_read -> KvmArm64.__NR_read();
+            case __NR_readv -> KvmArm64.__NR_readv();
+            case __NR_rt_sigprocmask -> KvmArm64.__NR_rt_sigprocmask();
+            case __NR_rt_sigtimedwait -> KvmArm64.__NR_rt_sigtimedwait();
+            case __NR_sched_getaffinity -> KvmArm64.__NR_sched_getaffinity();
+            case __NR_sched_setaffinity -> KvmArm64.__NR_sched_setaffinity();
+            case __NR_socketpair -> KvmArm64.__NR_socketpair();
+            case __NR_tgkill -> KvmArm64.__NR_tgkill();
+            case __NR_write -> KvmArm64.__NR_write();
+            case __NR_writev -> KvmArm64.__NR_writev();
         };
     }
 

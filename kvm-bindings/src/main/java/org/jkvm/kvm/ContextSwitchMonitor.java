@@ -52,7 +52,6 @@ public final class ContextSwitchMonitor implements AutoCloseable {
     /** Default ring size: 2^3 data pages (32 KiB with 4 KiB pages: about 1300 switch records). */
     public static final int DEFAULT_DATA_PAGES_LOG2 = 3;
 
-    private static final long NR_PERF_EVENT_OPEN = HostUapi.constant(UapiConstant.__NR_perf_event_open);
     private static final int TYPE_SOFTWARE = (int) HostUapi.constant(UapiConstant.PERF_TYPE_SOFTWARE);
     private static final long SW_DUMMY = HostUapi.constant(UapiConstant.PERF_COUNT_SW_DUMMY);
     private static final long SAMPLE_TID = HostUapi.constant(UapiConstant.PERF_SAMPLE_TID);
@@ -178,9 +177,9 @@ public final class ContextSwitchMonitor implements AutoCloseable {
             attr.set(JAVA_INT, ATTR_CLOCKID, CLOCK_MONOTONIC);
             for (int i = 0; i < tids.length; i++) {
                 int tid = tids[i];
-                long fd = Libc.syscall(NR_PERF_EVENT_OPEN, attr, tid, -1, -1, FLAG_FD_CLOEXEC);
+                int fd = Libc.perfEventOpen(attr, tid, -1, -1, FLAG_FD_CLOEXEC);
                 if (fd < 0) throw openFailure(tid, Libc.errno());
-                fds[i] = (int) fd;
+                fds[i] = fd;
                 long addr = Libc.mmap(mapBytes, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_SHARED, fds[i], 0);
                 if (addr == Libc.MAP_FAILED) {
                     int errno = Libc.errno();

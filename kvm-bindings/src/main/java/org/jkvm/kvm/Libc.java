@@ -15,11 +15,20 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * The few libc functions jkvm calls, bound once with errno captured on every call.
+ * The system calls jkvm makes, and the few C library functions it needs that are not system
+ * calls (the vDSO's clock, the profiler's timers, the page size, errno's names).
  *
- * <p>Each method returns the raw result; {@link #check} turns a -1 into a {@link KvmException}
- * carrying the errno of that call. The capture buffer is per thread so the vCPU exit path does
- * not allocate.
+ * <p>Every system call goes through the C library's {@code syscall(2)}: one downcall shape (a
+ * number and six {@code long}s, a pointer passed as its address, errno captured) for all of
+ * them. Each distinct shape costs the JVM a stub class and method-handle forms it generates at
+ * run time and no AOT cache keeps: in the emulated arm64 host, binding twelve libc functions
+ * of twelve shapes took 1.6-2.1 s of start-up, twelve handles of one shape 0.4-0.5 s
+ * (bench/boot/README.md). The numbers are the generated {@code __NR_*} constants of the host's
+ * architecture. A pointer argument must be a native segment that stays alive for the call
+ * (the caller's own buffer or struct), as it must for the C function.
+ *
+ * <p>Each method returns the raw result, -1 with errno set on failure; {@link #errno} reads it.
+ * The capture buffer is per thread so the vCPU exit path does not allocate.
  */
 final class Libc {
     private Libc() {}
@@ -31,6 +40,8 @@ final class Libc {
     static final int O_NONBLOCK = 0x800;
     /** Opening a terminal does not make it the controlling one (asm-generic/fcntl.h, as O_RDWR). */
     static final int O_NOCTTY = 0x100;
+    /** openat(2)'s directory argument for "relative to the working directory" (linux/fcntl.h). */
+    private static final int AT_FDCWD = -100;
     /** socketpair(2) for a stand-in tap: a Unix socket keeping message boundaries. */
     static final int AF_UNIX = 1;
     static final int SOCK_SEQPACKET = 5;
@@ -67,6 +78,8 @@ final class Libc {
     static final long TIMESPEC_BYTES = 16;
     /** glibc's sigset_t is 1024 bits; the kernel's is 64. */
     static final long GLIBC_SIGSET_BYTES = 128;
+    /** The kernel's sigset_t, the size the rt_sig* calls are told (64 signals on x86_64 and arm64). */
+    static final int KERNEL_SIGSET_BYTES = 8;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
@@ -87,74 +100,47 @@ final class Libc {
         return bind(name, fd, ERRNO_OPT);
     }
 
-    private static final MethodHandle OPEN = bind("open",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-            ERRNO_OPT, Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle CLOSE = withErrno("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle IOCTL_PTR = bind("ioctl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS),
-            ERRNO_OPT, Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle IOCTL_LONG = bind("ioctl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
-            ERRNO_OPT, Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle MMAP = withErrno("mmap",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MUNMAP = withErrno("munmap",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle EVENTFD = withErrno("eventfd",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle READ = withErrno("read",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle PREAD = withErrno("pread",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle WRITE = withErrno("write",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle GETTID = bind("gettid", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle PTHREAD_SIGMASK = bind("pthread_sigmask",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle GETPID = bind("getpid", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle TGKILL = withErrno("tgkill",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle SIGTIMEDWAIT = withErrno("sigtimedwait",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle SCHED_GETAFFINITY = withErrno("sched_getaffinity",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    /** long syscall(long number, ...): six arguments always passed, the kernel reads those it takes. */
+    private static final MethodHandle SYSCALL = bind("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+            ERRNO_OPT, Linker.Option.firstVariadicArg(1));
 
-    // Bound on first use: every downcall handle costs start-up time (a native stub and its
-    // adapters, a good part of a second interpreted in the emulated arm64 host), and these are
-    // not on the way to the first KVM_RUN (pinning, perf, errors). Those of a stop (kick,
-    // teardown) stay bound up front: stopping must not wait for a binding.
-    private static final class SchedSetaffinity {
-        static final MethodHandle HANDLE = withErrno("sched_setaffinity",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    private static final long NR_OPENAT = nr(UapiConstant.__NR_openat);
+    private static final long NR_CLOSE = nr(UapiConstant.__NR_close);
+    private static final long NR_IOCTL = nr(UapiConstant.__NR_ioctl);
+    private static final long NR_MMAP = nr(UapiConstant.__NR_mmap);
+    private static final long NR_MUNMAP = nr(UapiConstant.__NR_munmap);
+    private static final long NR_EVENTFD2 = nr(UapiConstant.__NR_eventfd2);
+    private static final long NR_READ = nr(UapiConstant.__NR_read);
+    private static final long NR_WRITE = nr(UapiConstant.__NR_write);
+    private static final long NR_PREAD64 = nr(UapiConstant.__NR_pread64);
+    private static final long NR_READV = nr(UapiConstant.__NR_readv);
+    private static final long NR_WRITEV = nr(UapiConstant.__NR_writev);
+    private static final long NR_PREADV = nr(UapiConstant.__NR_preadv);
+    private static final long NR_PWRITEV = nr(UapiConstant.__NR_pwritev);
+    private static final long NR_FDATASYNC = nr(UapiConstant.__NR_fdatasync);
+    private static final long NR_FALLOCATE = nr(UapiConstant.__NR_fallocate);
+    private static final long NR_SOCKETPAIR = nr(UapiConstant.__NR_socketpair);
+    private static final long NR_PPOLL = nr(UapiConstant.__NR_ppoll);
+    private static final long NR_GETTID = nr(UapiConstant.__NR_gettid);
+    private static final long NR_GETPID = nr(UapiConstant.__NR_getpid);
+    private static final long NR_TGKILL = nr(UapiConstant.__NR_tgkill);
+    private static final long NR_RT_SIGPROCMASK = nr(UapiConstant.__NR_rt_sigprocmask);
+    private static final long NR_RT_SIGTIMEDWAIT = nr(UapiConstant.__NR_rt_sigtimedwait);
+    private static final long NR_SCHED_GETAFFINITY = nr(UapiConstant.__NR_sched_getaffinity);
+    private static final long NR_SCHED_SETAFFINITY = nr(UapiConstant.__NR_sched_setaffinity);
+    private static final long NR_PERF_EVENT_OPEN = nr(UapiConstant.__NR_perf_event_open);
+
+    private static long nr(UapiConstant c) {
+        return HostUapi.constant(c);
     }
-    /** syscall(2) as perf_event_open needs it: every argument passed as a full 64-bit long. */
-    private static final class Syscall {
-        static final MethodHandle HANDLE = bind("syscall",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-                ERRNO_OPT, Linker.Option.firstVariadicArg(1));
-    }
-    /** readv/writev: the frame I/O of a tap, straight to and from guest buffers. */
-    private static final class Vectored {
-        static final MethodHandle READV = withErrno("readv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
-        static final MethodHandle WRITEV = withErrno("writev", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
-    }
-    /** preadv/pwritev and fdatasync: a disk image's I/O, straight to and from guest buffers ({@link VectoredFile}). */
-    private static final class PositionedVectored {
-        static final MethodHandle PREADV = withErrno("preadv",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
-        static final MethodHandle PWRITEV = withErrno("pwritev",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
-        static final MethodHandle FDATASYNC = withErrno("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    }
-    private static final class Socketpair {
-        static final MethodHandle HANDLE = withErrno("socketpair",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
-    }
-    private static final class Poll {
-        static final MethodHandle HANDLE = withErrno("poll",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-    }
+
+    /** ppoll(2)'s timeout, per thread: the kernel writes the time left into it. */
+    private static final ThreadLocal<MemorySegment> TIMEOUT =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(TIMESPEC_BYTES, 8));
+
+    // C library functions that are not system calls, bound on first use: every downcall handle
+    // costs start-up time, and none of these is on the way to the first KVM_RUN.
     private static final class ClockGettime {
         static final MethodHandle HANDLE = withErrno("clock_gettime",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
@@ -168,10 +154,6 @@ final class Libc {
         static final MethodHandle DELETE = withErrno("timer_delete",
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     }
-    private static final class Fallocate {
-        static final MethodHandle HANDLE = withErrno("fallocate",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    }
     private static final class Getpagesize {
         static final MethodHandle HANDLE = bind("getpagesize", FunctionDescriptor.of(JAVA_INT));
     }
@@ -180,6 +162,25 @@ final class Libc {
     }
     private static final class Strerror {
         static final MethodHandle HANDLE = bind("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
+    /** A system call with up to six arguments; returns its result, or -1 with errno set. */
+    private static long syscall(long nr, long a, long b, long c, long d, long e, long f) {
+        try {
+            return (long) SYSCALL.invokeExact(STATE.get(), nr, a, b, c, d, e, f);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static long syscall(long nr, long a, long b, long c) {
+        return syscall(nr, a, b, c, 0, 0, 0);
+    }
+
+    /** The address the kernel is given for {@code s}; a heap segment has none. */
+    private static long address(MemorySegment s) {
+        if (!s.isNative()) throw new IllegalArgumentException("a system call needs native memory, not a heap segment");
+        return s.address();
     }
 
     /** The errno left by the last call made through this class on the current thread. */
@@ -195,217 +196,132 @@ final class Libc {
 
     static int open(String path, int flags) {
         try (Arena a = Arena.ofConfined()) {
-            return (int) OPEN.invokeExact(STATE.get(), a.allocateFrom(path), flags, 0);
-        } catch (Throwable t) {
-            throw rethrow(t);
+            return (int) syscall(NR_OPENAT, AT_FDCWD, address(a.allocateFrom(path)), flags);
         }
     }
 
     static int close(int fd) {
-        try {
-            return (int) CLOSE.invokeExact(STATE.get(), fd);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_CLOSE, fd, 0, 0);
     }
 
     static int ioctl(int fd, long request, MemorySegment arg) {
-        try {
-            return (int) IOCTL_PTR.invokeExact(STATE.get(), fd, request, arg);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_IOCTL, fd, request, address(arg));
     }
 
     static int ioctl(int fd, long request, long arg) {
-        try {
-            return (int) IOCTL_LONG.invokeExact(STATE.get(), fd, request, arg);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_IOCTL, fd, request, arg);
     }
 
     /** Returns the mapping's address, or {@link #MAP_FAILED}. */
     static long mmap(long length, int prot, int flags, int fd, long offset) {
-        try {
-            MemorySegment p = (MemorySegment) MMAP.invokeExact(STATE.get(), MemorySegment.NULL,
-                    length, prot, flags, fd, offset);
-            return p.address();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return syscall(NR_MMAP, 0, length, prot, flags, fd, offset);
     }
 
     static int munmap(long address, long length) {
-        try {
-            return (int) MUNMAP.invokeExact(STATE.get(), MemorySegment.ofAddress(address), length);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_MUNMAP, address, length, 0);
     }
 
     static int eventfd(int initval, int flags) {
-        try {
-            return (int) EVENTFD.invokeExact(STATE.get(), initval, flags);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_EVENTFD2, initval, flags, 0);
     }
 
     static long read(int fd, MemorySegment buf, long count) {
-        try {
-            return (long) READ.invokeExact(STATE.get(), fd, buf, count);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return syscall(NR_READ, fd, address(buf), count);
     }
 
     /** pread(2): reads at {@code offset} without moving the file position. Does not allocate. */
     static long pread(int fd, MemorySegment buf, long count, long offset) {
-        try {
-            return (long) PREAD.invokeExact(STATE.get(), fd, buf, count, offset);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return syscall(NR_PREAD64, fd, address(buf), count, offset, 0, 0);
     }
 
     static long write(int fd, MemorySegment buf, long count) {
-        try {
-            return (long) WRITE.invokeExact(STATE.get(), fd, buf, count);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return syscall(NR_WRITE, fd, address(buf), count);
     }
 
     static int gettid() {
-        try {
-            return (int) GETTID.invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_GETTID, 0, 0, 0);
     }
 
     static int getpid() {
-        try {
-            return (int) GETPID.invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_GETPID, 0, 0, 0);
     }
 
     static int tgkill(int tgid, int tid, int sig) {
-        try {
-            return (int) TGKILL.invokeExact(STATE.get(), tgid, tid, sig);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** Returns 0 or an error number (pthread functions do not set errno). */
-    static int pthreadSigmask(int how, MemorySegment set, MemorySegment oldSet) {
-        try {
-            return (int) PTHREAD_SIGMASK.invokeExact(how, set, oldSet);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    static int sigtimedwait(MemorySegment set, MemorySegment info, MemorySegment timeout) {
-        try {
-            return (int) SIGTIMEDWAIT.invokeExact(STATE.get(), set, info, timeout);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    static int schedSetaffinity(int tid, long size, MemorySegment mask) {
-        try {
-            return (int) SchedSetaffinity.HANDLE.invokeExact(STATE.get(), tid, size, mask);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    static int schedGetaffinity(int tid, long size, MemorySegment mask) {
-        try {
-            return (int) SCHED_GETAFFINITY.invokeExact(STATE.get(), tid, size, mask);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_TGKILL, tgid, tid, sig);
     }
 
     /**
-     * {@code syscall(nr, ptr, a, b, c, d)}: a raw system call with a pointer and four integer
-     * arguments (perf_event_open: attr, pid, cpu, group_fd, flags). Returns its result or -1.
+     * rt_sigprocmask(2) for the calling thread; {@code set} and {@code oldSet} hold at least the
+     * kernel's 64 signals (a glibc sigset_t does).
      */
-    static long syscall(long nr, MemorySegment ptr, long a, long b, long c, long d) {
-        try {
-            return (long) Syscall.HANDLE.invokeExact(STATE.get(), nr, ptr, a, b, c, d);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    static int sigprocmask(int how, MemorySegment set, MemorySegment oldSet) {
+        return (int) syscall(NR_RT_SIGPROCMASK, how, address(set), address(oldSet), KERNEL_SIGSET_BYTES, 0, 0);
+    }
+
+    static int sigtimedwait(MemorySegment set, MemorySegment info, MemorySegment timeout) {
+        return (int) syscall(NR_RT_SIGTIMEDWAIT, address(set), address(info), address(timeout), KERNEL_SIGSET_BYTES, 0, 0);
+    }
+
+    static int schedSetaffinity(int tid, long size, MemorySegment mask) {
+        return (int) syscall(NR_SCHED_SETAFFINITY, tid, size, address(mask));
+    }
+
+    /** Returns the bytes of the mask the kernel wrote (the rest of {@code mask} is left as it was), or -1. */
+    static int schedGetaffinity(int tid, long size, MemorySegment mask) {
+        return (int) syscall(NR_SCHED_GETAFFINITY, tid, size, address(mask));
+    }
+
+    /** perf_event_open(2). Returns the new descriptor, or -1. */
+    static int perfEventOpen(MemorySegment attr, int pid, int cpu, int groupFd, long flags) {
+        return (int) syscall(NR_PERF_EVENT_OPEN, address(attr), pid, cpu, groupFd, flags, 0);
     }
 
     /** readv(2) into {@code count} consecutive struct iovec. Does not allocate. */
     static long readv(int fd, MemorySegment iov, int count) {
-        try {
-            return (long) Vectored.READV.invokeExact(STATE.get(), fd, iov, count);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return syscall(NR_READV, fd, address(iov), count);
     }
 
     /** writev(2) from {@code count} consecutive struct iovec. Does not allocate. */
     static long writev(int fd, MemorySegment iov, int count) {
-        try {
-            return (long) Vectored.WRITEV.invokeExact(STATE.get(), fd, iov, count);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return syscall(NR_WRITEV, fd, address(iov), count);
     }
 
-    /** preadv(2) at {@code offset} into {@code count} consecutive struct iovec. Does not allocate. */
+    /**
+     * preadv(2) at {@code offset} into {@code count} consecutive struct iovec. Does not allocate.
+     * The system call takes the offset as a low and a high word; on a 64-bit kernel the low
+     * word is all of it.
+     */
     static long preadv(int fd, MemorySegment iov, int count, long offset) {
-        try {
-            return (long) PositionedVectored.PREADV.invokeExact(STATE.get(), fd, iov, count, offset);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return syscall(NR_PREADV, fd, address(iov), count, offset, 0, 0);
     }
 
-    /** pwritev(2) at {@code offset} from {@code count} consecutive struct iovec. Does not allocate. */
+    /** pwritev(2) at {@code offset} from {@code count} consecutive struct iovec, the offset as for {@link #preadv}. */
     static long pwritev(int fd, MemorySegment iov, int count, long offset) {
-        try {
-            return (long) PositionedVectored.PWRITEV.invokeExact(STATE.get(), fd, iov, count, offset);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return syscall(NR_PWRITEV, fd, address(iov), count, offset, 0, 0);
     }
 
     static int fdatasync(int fd) {
-        try {
-            return (int) PositionedVectored.FDATASYNC.invokeExact(STATE.get(), fd);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_FDATASYNC, fd, 0, 0);
     }
 
     /** socketpair(2): the two descriptors are written to {@code fds} (two ints). */
     static int socketpair(int domain, int type, MemorySegment fds) {
-        try {
-            return (int) Socketpair.HANDLE.invokeExact(STATE.get(), domain, type, 0, fds);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_SOCKETPAIR, domain, type, 0, address(fds), 0, 0);
     }
 
-    /** poll(2) on {@code nfds} consecutive struct pollfd. Does not allocate. */
+    /**
+     * poll(2) on {@code nfds} consecutive struct pollfd, a negative timeout waiting for ever
+     * (through ppoll(2): arm64 has no poll(2)). Does not allocate.
+     */
     static int poll(MemorySegment fds, long nfds, int timeoutMillis) {
-        try {
-            return (int) Poll.HANDLE.invokeExact(STATE.get(), fds, nfds, timeoutMillis);
-        } catch (Throwable t) {
-            throw rethrow(t);
+        long timeout = 0;
+        if (timeoutMillis >= 0) {
+            MemorySegment ts = TIMEOUT.get();
+            ts.set(JAVA_LONG, 0, timeoutMillis / 1000);
+            ts.set(JAVA_LONG, 8, (timeoutMillis % 1000) * 1_000_000L);
+            timeout = ts.address();
         }
+        return (int) syscall(NR_PPOLL, address(fds), nfds, timeout, 0, KERNEL_SIGSET_BYTES, 0);
     }
 
     /** clock_gettime(2) into a struct timespec ({@link #TIMESPEC_BYTES}). */
@@ -446,11 +362,7 @@ final class Libc {
 
     /** fallocate(2): {@code mode} on {@code length} bytes of {@code fd} from {@code offset}. */
     static int fallocate(int fd, int mode, long offset, long length) {
-        try {
-            return (int) Fallocate.HANDLE.invokeExact(STATE.get(), fd, mode, offset, length);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(NR_FALLOCATE, fd, mode, offset, length, 0, 0);
     }
 
     /** The host's page size (4 KiB on x86_64; 4, 16 or 64 KiB on arm64). */

@@ -31,7 +31,7 @@ public final class VcpuFd extends KvmFd {
     private static final long SIGNAL_MASK_LEN = HostUapi.offset(UapiStruct.kvm_signal_mask, "len");
     private static final long SIGNAL_MASK_SET = HostUapi.offset(UapiStruct.kvm_signal_mask, "sigset");
     /** The kernel's sigset is one 64-bit word: bit n-1 is signal n. */
-    private static final int KERNEL_SIGSET_BYTES = 8;
+    private static final int KERNEL_SIGSET_BYTES = Libc.KERNEL_SIGSET_BYTES;
 
     private final int id;
     private final KvmRun run;
@@ -81,8 +81,9 @@ public final class VcpuFd extends KvmFd {
     public void bindToCurrentThread() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment old = a.allocate(Libc.GLIBC_SIGSET_BYTES);
-            int err = Libc.pthreadSigmask(Libc.SIG_BLOCK, kickSet, old);
-            if (err != 0) throw new KvmException("pthread_sigmask", "block SIGURG, " + description(), err);
+            if (Libc.sigprocmask(Libc.SIG_BLOCK, kickSet, old) != 0) {
+                throw new KvmException("rt_sigprocmask", "block SIGURG, " + description(), Libc.errno());
+            }
             long whileRunning = old.get(JAVA_LONG, 0) & ~(1L << (KICK_SIGNAL - 1));
             MemorySegment mask = a.allocate(SIGNAL_MASK_SET + KERNEL_SIGSET_BYTES, 8);
             mask.set(JAVA_INT, SIGNAL_MASK_LEN, KERNEL_SIGSET_BYTES);

@@ -125,7 +125,31 @@ final class X86Uapi implements Uapi {
             case UIO_MAXIOV -> KvmX86.UIO_MAXIOV();
             case VMIN -> KvmX86.VMIN();
             case VTIME -> KvmX86.VTIME();
+            case __NR_close -> KvmX86.__NR_close();
+            case __NR_eventfd2 -> KvmX86.__NR_eventfd2();
+            case __NR_fallocate -> KvmX86.__NR_fallocate();
+            case __NR_fdatasync -> KvmX86.__NR_fdatasync();
+            case __NR_getpid -> KvmX86.__NR_getpid();
+            case __NR_gettid -> KvmX86.__NR_gettid();
+            case __NR_ioctl -> KvmX86.__NR_ioctl();
+            case __NR_mmap -> KvmX86.__NR_mmap();
+            case __NR_munmap -> KvmX86.__NR_munmap();
+            case __NR_openat -> KvmX86.__NR_openat();
             case __NR_perf_event_open -> KvmX86.__NR_perf_event_open();
+            case __NR_ppoll -> KvmX86.__NR_ppoll();
+            case __NR_pread64 -> KvmX86.__NR_pread64();
+            case __NR_preadv -> KvmX86.__NR_preadv();
+            case __NR_pwritev -> KvmX86.__NR_pwritev();
+            case __NR_read -> KvmX86.__NR_read();
+            case __NR_readv -> KvmX86.__NR_readv();
+            case __NR_rt_sigprocmask -> KvmX86.__NR_rt_sigprocmask();
+            case __NR_rt_sigtimedwait -> KvmX86.__NR_rt_sigtimedwait();
+            case __NR_sched_getaffinity -> KvmX86.__NR_sched_getaffinity();
+            case __NR_sched_setaffinity -> KvmX86.__NR_sched_setaffinity();
+            case __NR_socketpair -> KvmX86.__NR_socketpair();
+            case __NR_tgkill -> KvmX86.__NR_tgkill();
+            case __NR_write -> KvmX86.__NR_write();
+            case __NR_writev -> KvmX86.__NR_writev();
         };
     }
 

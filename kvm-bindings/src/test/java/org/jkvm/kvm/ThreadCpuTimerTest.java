@@ -75,7 +75,7 @@ class ThreadCpuTimerTest {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment set = arena.allocate(Libc.GLIBC_SIGSET_BYTES);
                 set.set(JAVA_LONG, 0, 1L << (VcpuFd.KICK_SIGNAL - 1));
-                Libc.pthreadSigmask(Libc.SIG_BLOCK, set, arena.allocate(Libc.GLIBC_SIGSET_BYTES));
+                Libc.sigprocmask(Libc.SIG_BLOCK, set, arena.allocate(Libc.GLIBC_SIGSET_BYTES));
                 try (ThreadCpuTimer timer = ThreadCpuTimer.startOnCurrentThread(VcpuFd.KICK_SIGNAL, PERIOD_NANOS)) {
                     Thread.sleep(200);
                     taken.complete(Libc.sigtimedwait(set, MemorySegment.NULL, arena.allocate(Libc.TIMESPEC_BYTES)));

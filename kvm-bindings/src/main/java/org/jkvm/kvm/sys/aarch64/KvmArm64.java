@@ -4028,6 +4028,222 @@ public class KvmArm64 extends KvmArm64$shared {
     public static int CLOCK_THREAD_CPUTIME_ID() {
         return CLOCK_THREAD_CPUTIME_ID;
     }
+    private static final int __NR_eventfd2 = (int)19L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_eventfd2 19
+     * }
+     */
+    public static int __NR_eventfd2() {
+        return __NR_eventfd2;
+    }
+    private static final int __NR_ioctl = (int)29L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_ioctl 29
+     * }
+     */
+    public static int __NR_ioctl() {
+        return __NR_ioctl;
+    }
+    private static final int __NR_fallocate = (int)47L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_fallocate 47
+     * }
+     */
+    public static int __NR_fallocate() {
+        return __NR_fallocate;
+    }
+    private static final int __NR_openat = (int)56L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_openat 56
+     * }
+     */
+    public static int __NR_openat() {
+        return __NR_openat;
+    }
+    private static final int __NR_close = (int)57L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_close 57
+     * }
+     */
+    public static int __NR_close() {
+        return __NR_close;
+    }
+    private static final int __NR_read = (int)63L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_read 63
+     * }
+     */
+    public static int __NR_read() {
+        return __NR_read;
+    }
+    private static final int __NR_write = (int)64L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_write 64
+     * }
+     */
+    public static int __NR_write() {
+        return __NR_write;
+    }
+    private static final int __NR_readv = (int)65L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_readv 65
+     * }
+     */
+    public static int __NR_readv() {
+        return __NR_readv;
+    }
+    private static final int __NR_writev = (int)66L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_writev 66
+     * }
+     */
+    public static int __NR_writev() {
+        return __NR_writev;
+    }
+    private static final int __NR_pread64 = (int)67L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_pread64 67
+     * }
+     */
+    public static int __NR_pread64() {
+        return __NR_pread64;
+    }
+    private static final int __NR_preadv = (int)69L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_preadv 69
+     * }
+     */
+    public static int __NR_preadv() {
+        return __NR_preadv;
+    }
+    private static final int __NR_pwritev = (int)70L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_pwritev 70
+     * }
+     */
+    public static int __NR_pwritev() {
+        return __NR_pwritev;
+    }
+    private static final int __NR_ppoll = (int)73L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_ppoll 73
+     * }
+     */
+    public static int __NR_ppoll() {
+        return __NR_ppoll;
+    }
+    private static final int __NR_fdatasync = (int)83L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_fdatasync 83
+     * }
+     */
+    public static int __NR_fdatasync() {
+        return __NR_fdatasync;
+    }
+    private static final int __NR_sched_setaffinity = (int)122L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_sched_setaffinity 122
+     * }
+     */
+    public static int __NR_sched_setaffinity() {
+        return __NR_sched_setaffinity;
+    }
+    private static final int __NR_sched_getaffinity = (int)123L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_sched_getaffinity 123
+     * }
+     */
+    public static int __NR_sched_getaffinity() {
+        return __NR_sched_getaffinity;
+    }
+    private static final int __NR_tgkill = (int)131L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_tgkill 131
+     * }
+     */
+    public static int __NR_tgkill() {
+        return __NR_tgkill;
+    }
+    private static final int __NR_rt_sigprocmask = (int)135L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_rt_sigprocmask 135
+     * }
+     */
+    public static int __NR_rt_sigprocmask() {
+        return __NR_rt_sigprocmask;
+    }
+    private static final int __NR_rt_sigtimedwait = (int)137L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_rt_sigtimedwait 137
+     * }
+     */
+    public static int __NR_rt_sigtimedwait() {
+        return __NR_rt_sigtimedwait;
+    }
+    private static final int __NR_getpid = (int)172L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_getpid 172
+     * }
+     */
+    public static int __NR_getpid() {
+        return __NR_getpid;
+    }
+    private static final int __NR_gettid = (int)178L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_gettid 178
+     * }
+     */
+    public static int __NR_gettid() {
+        return __NR_gettid;
+    }
+    private static final int __NR_socketpair = (int)199L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_socketpair 199
+     * }
+     */
+    public static int __NR_socketpair() {
+        return __NR_socketpair;
+    }
+    private static final int __NR_munmap = (int)215L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_munmap 215
+     * }
+     */
+    public static int __NR_munmap() {
+        return __NR_munmap;
+    }
+    private static final int __NR_mmap = (int)222L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_mmap 222
+     * }
+     */
+    public static int __NR_mmap() {
+        return __NR_mmap;
+    }
     private static final int __NR_perf_event_open = (int)241L;
     /**
      * {@snippet lang=c :

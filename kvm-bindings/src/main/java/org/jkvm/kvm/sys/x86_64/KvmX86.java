@@ -2876,6 +2876,222 @@ public class KvmX86 extends KvmX86$shared {
     public static int CLOCK_THREAD_CPUTIME_ID() {
         return CLOCK_THREAD_CPUTIME_ID;
     }
+    private static final int __NR_read = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_read 0
+     * }
+     */
+    public static int __NR_read() {
+        return __NR_read;
+    }
+    private static final int __NR_write = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_write 1
+     * }
+     */
+    public static int __NR_write() {
+        return __NR_write;
+    }
+    private static final int __NR_close = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_close 3
+     * }
+     */
+    public static int __NR_close() {
+        return __NR_close;
+    }
+    private static final int __NR_mmap = (int)9L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_mmap 9
+     * }
+     */
+    public static int __NR_mmap() {
+        return __NR_mmap;
+    }
+    private static final int __NR_munmap = (int)11L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_munmap 11
+     * }
+     */
+    public static int __NR_munmap() {
+        return __NR_munmap;
+    }
+    private static final int __NR_rt_sigprocmask = (int)14L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_rt_sigprocmask 14
+     * }
+     */
+    public static int __NR_rt_sigprocmask() {
+        return __NR_rt_sigprocmask;
+    }
+    private static final int __NR_ioctl = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_ioctl 16
+     * }
+     */
+    public static int __NR_ioctl() {
+        return __NR_ioctl;
+    }
+    private static final int __NR_pread64 = (int)17L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_pread64 17
+     * }
+     */
+    public static int __NR_pread64() {
+        return __NR_pread64;
+    }
+    private static final int __NR_readv = (int)19L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_readv 19
+     * }
+     */
+    public static int __NR_readv() {
+        return __NR_readv;
+    }
+    private static final int __NR_writev = (int)20L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_writev 20
+     * }
+     */
+    public static int __NR_writev() {
+        return __NR_writev;
+    }
+    private static final int __NR_getpid = (int)39L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_getpid 39
+     * }
+     */
+    public static int __NR_getpid() {
+        return __NR_getpid;
+    }
+    private static final int __NR_socketpair = (int)53L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_socketpair 53
+     * }
+     */
+    public static int __NR_socketpair() {
+        return __NR_socketpair;
+    }
+    private static final int __NR_fdatasync = (int)75L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_fdatasync 75
+     * }
+     */
+    public static int __NR_fdatasync() {
+        return __NR_fdatasync;
+    }
+    private static final int __NR_rt_sigtimedwait = (int)128L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_rt_sigtimedwait 128
+     * }
+     */
+    public static int __NR_rt_sigtimedwait() {
+        return __NR_rt_sigtimedwait;
+    }
+    private static final int __NR_gettid = (int)186L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_gettid 186
+     * }
+     */
+    public static int __NR_gettid() {
+        return __NR_gettid;
+    }
+    private static final int __NR_sched_setaffinity = (int)203L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_sched_setaffinity 203
+     * }
+     */
+    public static int __NR_sched_setaffinity() {
+        return __NR_sched_setaffinity;
+    }
+    private static final int __NR_sched_getaffinity = (int)204L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_sched_getaffinity 204
+     * }
+     */
+    public static int __NR_sched_getaffinity() {
+        return __NR_sched_getaffinity;
+    }
+    private static final int __NR_tgkill = (int)234L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_tgkill 234
+     * }
+     */
+    public static int __NR_tgkill() {
+        return __NR_tgkill;
+    }
+    private static final int __NR_openat = (int)257L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_openat 257
+     * }
+     */
+    public static int __NR_openat() {
+        return __NR_openat;
+    }
+    private static final int __NR_ppoll = (int)271L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_ppoll 271
+     * }
+     */
+    public static int __NR_ppoll() {
+        return __NR_ppoll;
+    }
+    private static final int __NR_fallocate = (int)285L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_fallocate 285
+     * }
+     */
+    public static int __NR_fallocate() {
+        return __NR_fallocate;
+    }
+    private static final int __NR_eventfd2 = (int)290L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_eventfd2 290
+     * }
+     */
+    public static int __NR_eventfd2() {
+        return __NR_eventfd2;
+    }
+    private static final int __NR_preadv = (int)295L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_preadv 295
+     * }
+     */
+    public static int __NR_preadv() {
+        return __NR_preadv;
+    }
+    private static final int __NR_pwritev = (int)296L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_pwritev 296
+     * }
+     */
+    public static int __NR_pwritev() {
+        return __NR_pwritev;
+    }
     private static final int __NR_perf_event_open = (int)298L;
     /**
      * {@snippet lang=c :
