@@ -9,6 +9,7 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -24,8 +25,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * run time and no AOT cache keeps: in the emulated arm64 host, binding twelve libc functions
  * of twelve shapes took 1.6-2.1 s of start-up, twelve handles of one shape 0.4-0.5 s
  * (bench/boot/README.md). The numbers are the generated {@code __NR_*} constants of the host's
- * architecture. A pointer argument must be a native segment that stays alive for the call
- * (the caller's own buffer or struct), as it must for the C function.
+ * architecture. A pointer argument must be a native segment; each method keeps the segments it
+ * passes reachable until the call returns, as FFM does for a segment argument (an arena closed
+ * by another thread meanwhile is the caller's error, as it is for the C function).
  *
  * <p>Each method returns the raw result, -1 with errno set on failure; {@link #errno} reads it.
  * The capture buffer is per thread so the vCPU exit path does not allocate.
@@ -177,6 +179,19 @@ final class Libc {
         return syscall(nr, a, b, c, 0, 0, 0);
     }
 
+    /**
+     * A system call given the address of {@code alive}, which stays reachable until the call
+     * returns: FFM keeps a segment argument alive through a downcall, a bare address does not,
+     * and the memory of a segment of an automatic arena goes when the segment is collected.
+     */
+    private static long syscall(MemorySegment alive, long nr, long a, long b, long c, long d, long e, long f) {
+        try {
+            return syscall(nr, a, b, c, d, e, f);
+        } finally {
+            Reference.reachabilityFence(alive);
+        }
+    }
+
     /** The address the kernel is given for {@code s}; a heap segment has none. */
     private static long address(MemorySegment s) {
         if (!s.isNative()) throw new IllegalArgumentException("a system call needs native memory, not a heap segment");
@@ -205,7 +220,7 @@ final class Libc {
     }
 
     static int ioctl(int fd, long request, MemorySegment arg) {
-        return (int) syscall(NR_IOCTL, fd, request, address(arg));
+        return (int) syscall(arg, NR_IOCTL, fd, request, address(arg), 0, 0, 0);
     }
 
     static int ioctl(int fd, long request, long arg) {
@@ -226,16 +241,16 @@ final class Libc {
     }
 
     static long read(int fd, MemorySegment buf, long count) {
-        return syscall(NR_READ, fd, address(buf), count);
+        return syscall(buf, NR_READ, fd, address(buf), count, 0, 0, 0);
     }
 
     /** pread(2): reads at {@code offset} without moving the file position. Does not allocate. */
     static long pread(int fd, MemorySegment buf, long count, long offset) {
-        return syscall(NR_PREAD64, fd, address(buf), count, offset, 0, 0);
+        return syscall(buf, NR_PREAD64, fd, address(buf), count, offset, 0, 0);
     }
 
     static long write(int fd, MemorySegment buf, long count) {
-        return syscall(NR_WRITE, fd, address(buf), count);
+        return syscall(buf, NR_WRITE, fd, address(buf), count, 0, 0, 0);
     }
 
     static int gettid() {
@@ -255,35 +270,46 @@ final class Libc {
      * kernel's 64 signals (a glibc sigset_t does).
      */
     static int sigprocmask(int how, MemorySegment set, MemorySegment oldSet) {
-        return (int) syscall(NR_RT_SIGPROCMASK, how, address(set), address(oldSet), KERNEL_SIGSET_BYTES, 0, 0);
+        try {
+            return (int) syscall(NR_RT_SIGPROCMASK, how, address(set), address(oldSet), KERNEL_SIGSET_BYTES, 0, 0);
+        } finally {
+            Reference.reachabilityFence(set);
+            Reference.reachabilityFence(oldSet);
+        }
     }
 
     static int sigtimedwait(MemorySegment set, MemorySegment info, MemorySegment timeout) {
-        return (int) syscall(NR_RT_SIGTIMEDWAIT, address(set), address(info), address(timeout), KERNEL_SIGSET_BYTES, 0, 0);
+        try {
+            return (int) syscall(NR_RT_SIGTIMEDWAIT, address(set), address(info), address(timeout), KERNEL_SIGSET_BYTES, 0, 0);
+        } finally {
+            Reference.reachabilityFence(set);
+            Reference.reachabilityFence(info);
+            Reference.reachabilityFence(timeout);
+        }
     }
 
     static int schedSetaffinity(int tid, long size, MemorySegment mask) {
-        return (int) syscall(NR_SCHED_SETAFFINITY, tid, size, address(mask));
+        return (int) syscall(mask, NR_SCHED_SETAFFINITY, tid, size, address(mask), 0, 0, 0);
     }
 
     /** Returns the bytes of the mask the kernel wrote (the rest of {@code mask} is left as it was), or -1. */
     static int schedGetaffinity(int tid, long size, MemorySegment mask) {
-        return (int) syscall(NR_SCHED_GETAFFINITY, tid, size, address(mask));
+        return (int) syscall(mask, NR_SCHED_GETAFFINITY, tid, size, address(mask), 0, 0, 0);
     }
 
     /** perf_event_open(2). Returns the new descriptor, or -1. */
     static int perfEventOpen(MemorySegment attr, int pid, int cpu, int groupFd, long flags) {
-        return (int) syscall(NR_PERF_EVENT_OPEN, address(attr), pid, cpu, groupFd, flags, 0);
+        return (int) syscall(attr, NR_PERF_EVENT_OPEN, address(attr), pid, cpu, groupFd, flags, 0);
     }
 
     /** readv(2) into {@code count} consecutive struct iovec. Does not allocate. */
     static long readv(int fd, MemorySegment iov, int count) {
-        return syscall(NR_READV, fd, address(iov), count);
+        return syscall(iov, NR_READV, fd, address(iov), count, 0, 0, 0);
     }
 
     /** writev(2) from {@code count} consecutive struct iovec. Does not allocate. */
     static long writev(int fd, MemorySegment iov, int count) {
-        return syscall(NR_WRITEV, fd, address(iov), count);
+        return syscall(iov, NR_WRITEV, fd, address(iov), count, 0, 0, 0);
     }
 
     /**
@@ -292,12 +318,12 @@ final class Libc {
      * word is all of it.
      */
     static long preadv(int fd, MemorySegment iov, int count, long offset) {
-        return syscall(NR_PREADV, fd, address(iov), count, offset, 0, 0);
+        return syscall(iov, NR_PREADV, fd, address(iov), count, offset, 0, 0);
     }
 
     /** pwritev(2) at {@code offset} from {@code count} consecutive struct iovec, the offset as for {@link #preadv}. */
     static long pwritev(int fd, MemorySegment iov, int count, long offset) {
-        return syscall(NR_PWRITEV, fd, address(iov), count, offset, 0, 0);
+        return syscall(iov, NR_PWRITEV, fd, address(iov), count, offset, 0, 0);
     }
 
     static int fdatasync(int fd) {
@@ -306,7 +332,7 @@ final class Libc {
 
     /** socketpair(2): the two descriptors are written to {@code fds} (two ints). */
     static int socketpair(int domain, int type, MemorySegment fds) {
-        return (int) syscall(NR_SOCKETPAIR, domain, type, 0, address(fds), 0, 0);
+        return (int) syscall(fds, NR_SOCKETPAIR, domain, type, 0, address(fds), 0, 0);
     }
 
     /**
@@ -321,7 +347,7 @@ final class Libc {
             ts.set(JAVA_LONG, 8, (timeoutMillis % 1000) * 1_000_000L);
             timeout = ts.address();
         }
-        return (int) syscall(NR_PPOLL, address(fds), nfds, timeout, 0, KERNEL_SIGSET_BYTES, 0);
+        return (int) syscall(fds, NR_PPOLL, address(fds), nfds, timeout, 0, KERNEL_SIGSET_BYTES, 0);
     }
 
     /** clock_gettime(2) into a struct timespec ({@link #TIMESPEC_BYTES}). */
