@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * Initialises the classes on the way to a VM's first KVM_RUN ahead of their first use, on a
  * thread of its own, so that work overlaps whatever the caller does meanwhile (e.g. parsing the
- * command line). Their static initialisers bind libc's syscall(2) (a downcall handle is classes
+ * command line). Their static initialisers bind libc's syscall(2) (a downcall handle means classes
  * the JVM generates, which no AOT cache keeps) and read the generated uapi constants and
  * layouts: seconds of first-time, interpreted work in an emulated host. A class the caller
  * reaches while this thread is still initialising it waits for that initialisation, not repeats
