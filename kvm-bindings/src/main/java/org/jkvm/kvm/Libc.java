@@ -21,8 +21,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>Every system call goes through the C library's {@code syscall(2)}: one downcall shape (a
  * number and six {@code long}s, a pointer passed as its address, errno captured) for all of
- * them. Each distinct shape costs the JVM a stub class and method-handle forms it generates at
- * run time and no AOT cache keeps: in the emulated arm64 host, binding twelve libc functions
+ * them. Each distinct shape costs the JVM a downcall class and method-handle forms it generates
+ * at run time and no AOT cache keeps: in the emulated arm64 host, binding twelve libc functions
  * of twelve shapes took 1.6-2.1 s of start-up, twelve handles of one shape 0.4-0.5 s
  * (bench/boot/README.md). The numbers are the generated {@code __NR_*} constants of the host's
  * architecture. A pointer argument must be a native segment; each method keeps the segments it
@@ -80,7 +80,7 @@ final class Libc {
     static final long TIMESPEC_BYTES = 16;
     /** glibc's sigset_t is 1024 bits; the kernel's is 64. */
     static final long GLIBC_SIGSET_BYTES = 128;
-    /** The kernel's sigset_t, the size the rt_sig* calls are told (64 signals on x86_64 and arm64). */
+    /** The kernel's sigset_t, one 64-bit word (bit n-1 is signal n): the size rt_sig* calls and KVM_SET_SIGNAL_MASK are told. */
     static final int KERNEL_SIGSET_BYTES = 8;
 
     private static final Linker LINKER = Linker.nativeLinker();

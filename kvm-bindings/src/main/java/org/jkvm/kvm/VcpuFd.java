@@ -30,8 +30,6 @@ public final class VcpuFd extends KvmFd {
     private static final long OR_ADDR = HostUapi.offset(UapiStruct.kvm_one_reg, "addr");
     private static final long SIGNAL_MASK_LEN = HostUapi.offset(UapiStruct.kvm_signal_mask, "len");
     private static final long SIGNAL_MASK_SET = HostUapi.offset(UapiStruct.kvm_signal_mask, "sigset");
-    /** The kernel's sigset is one 64-bit word: bit n-1 is signal n. */
-    private static final int KERNEL_SIGSET_BYTES = Libc.KERNEL_SIGSET_BYTES;
 
     private final int id;
     private final KvmRun run;
@@ -85,8 +83,8 @@ public final class VcpuFd extends KvmFd {
                 throw new KvmException("rt_sigprocmask", "block SIGURG, " + description(), Libc.errno());
             }
             long whileRunning = old.get(JAVA_LONG, 0) & ~(1L << (KICK_SIGNAL - 1));
-            MemorySegment mask = a.allocate(SIGNAL_MASK_SET + KERNEL_SIGSET_BYTES, 8);
-            mask.set(JAVA_INT, SIGNAL_MASK_LEN, KERNEL_SIGSET_BYTES);
+            MemorySegment mask = a.allocate(SIGNAL_MASK_SET + Libc.KERNEL_SIGSET_BYTES, 8);
+            mask.set(JAVA_INT, SIGNAL_MASK_LEN, Libc.KERNEL_SIGSET_BYTES);
             mask.set(JAVA_LONG_UNALIGNED, SIGNAL_MASK_SET, whileRunning);
             ioctl("KVM_SET_SIGNAL_MASK", SET_SIGNAL_MASK, mask, "unblock SIGURG in the guest");
         }
