@@ -15,7 +15,7 @@ scratch_mb=${2:-320}
 fio_order=${3:-jkvm qemu base}
 boot_vmms=${4:-jkvm jkvm-aotc qemu}
 # ./demo's java options (the demo's comment says why)
-demo_opts="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xms8m -XX:-UsePerfData"
+demo_opts="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=16 -Xms8m -XX:-UsePerfData"
 jkvm_args=
 jkvm_vm="--kernel Image --cpus 2 --memory 512M --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch"
 jar=jkvm.jar

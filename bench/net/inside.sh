@@ -102,7 +102,8 @@ run() {   # run VMM ROUND
             --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
     jkvm-c1) java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
             --cpus 2 --memory 512M --timeout 900 --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
-    jkvm-demo) java -XX:AOTMode=on -XX:AOTCache=carried.aot -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xms8m -XX:-UsePerfData \
+    jkvm-demo) java -XX:AOTMode=on -XX:AOTCache=carried.aot -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=16 \
+            -Xms8m -XX:-UsePerfData \
             -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
             --cpus 2 --memory 512M --timeout 900 --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
     qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M -name qemu,debug-threads=on \
