@@ -1,7 +1,7 @@
 #!/bin/sh
 # The part of bench/blk/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
 # /payload: jkvm.jar (and jkvm-base.jar with BLK_BASE_JAR, base.args: BLK_BASE_ARGS), carried.aot (jkvm.jar's AOT cache), Image,
-# debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh). Each VMM gets
+# debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh, demo-java-options.sh). Each VMM gets
 # its own copy of the Debian image as /dev/vda (the root) and a sparse scratch disk with serial
 # "scratch" that fio reads and writes; every boot runs under ./stamp ("STAMP NAME ..." lines,
 # see bench/boot/stamp.c). Besides the boots to the first command, each round boots each VMM with
@@ -14,8 +14,9 @@ boots=${1:-3}
 scratch_mb=${2:-320}
 fio_order=${3:-jkvm qemu base}
 boot_vmms=${4:-jkvm jkvm-aotc qemu}
-# ./demo's java options (the demo's comment says why)
-demo_opts="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=16 -Xms8m -XX:-UsePerfData"
+# ./demo's java options (that file says why)
+. ./demo-java-options.sh
+demo_opts=$JKVM_DEMO_JAVA_OPTS
 jkvm_args=
 jkvm_vm="--kernel Image --cpus 2 --memory 512M --disk jkvm.ext4 --disk jkvm-scratch.raw,serial=scratch"
 jar=jkvm.jar

@@ -20,8 +20,8 @@
 #   NET VMM ROUND g2h bytes=N sha256=X secs=S     (guest to host, timed in the host)
 # and first the hashes of the files sent: NET h2g-sent sha256=X, and per run NET VMM ROUND g2h-sent sha256=X.
 # usage: sh inside.sh "VMMS" [MIB] [ROUNDS] [WARM]     (VMMS: jkvm, jkvm-base (jkvm-base.jar, another build), jkvm-c1,
-#        jkvm-demo (needs carried.aot, the jar's AOT cache, and jkvm.jar.mtime, the jar's time), qemu; MIB 8; ROUNDS 1;
-#        WARM 0)
+#        jkvm-demo (needs carried.aot, the jar's AOT cache, jkvm.jar.mtime, the jar's time, and
+#        demo-java-options.sh, ./demo's java options), qemu; MIB 8; ROUNDS 1; WARM 0)
 # QEMU is Debian's arm64 build on /dev/vdb (arm64-host/assemble-qemu), mounted at /opt/qemu.
 vmms=${1:-jkvm qemu}
 mib=${2:-8}
@@ -102,9 +102,8 @@ run() {   # run VMM ROUND
             --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
     jkvm-c1) java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
             --cpus 2 --memory 512M --timeout 900 --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
-    jkvm-demo) java -XX:AOTMode=on -XX:AOTCache=carried.aot -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=16 \
-            -Xms8m -XX:-UsePerfData \
-            -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
+    jkvm-demo) . ./demo-java-options.sh
+            java -XX:AOTMode=on -XX:AOTCache=carried.aot $JKVM_DEMO_JAVA_OPTS -jar jkvm.jar run --kernel Image --initrd initramfs.cpio.gz \
             --cpus 2 --memory 512M --timeout 900 --net tap=$tap,mac=$mac --cmdline "console=ttyS0 $append" > /tmp/vm.log 2>&1 & ;;
     qemu) /opt/qemu/usr/bin/qemu-system-aarch64 -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M -name qemu,debug-threads=on \
             -nographic -no-reboot -global virtio-mmio.force-legacy=false \
