@@ -30,7 +30,6 @@ import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.Net;
 import org.jkvm.vmm.config.PvOptions;
-import org.jkvm.vmm.config.Sizes;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.config.Vsock;
 import org.jkvm.vmm.devices.ConsoleInput;
@@ -192,19 +191,7 @@ final class RunCommand implements Callable<Integer> {
              Launch launch = Launch.prepare(kvm, config, console, attach)) {
             Arm64Vm vm = launch.vm();
             PvLockDevice pvLock = launch.extension(PvLockDevice.class);
-            err.printf("jkvm: %d vCPU%s, %s RAM, set up in %d ms%s%n", config.cpus(), config.cpus() == 1 ? "" : "s",
-                    Sizes.format(config.memory()), vm.setupTime().toMillis(),
-                    vm.stealTimeRegion() == null ? "" : ", steal time at 0x" + Long.toHexString(vm.stealTimeRegion().gpa()));
-            err.println("jkvm: " + pvLock.describe());
-            for (int i = 0; i < config.disks().size(); i++) {
-                Disk d = config.disks().get(i);
-                err.printf("jkvm: /dev/vd%c: %s%s%n", (char) ('a' + i), d.path(), d.readOnly() ? " (read-only)" : "");
-            }
-            if (config.net() != null) err.println("jkvm: virtio-net on tap " + config.net().tap() + ", MAC " + config.net().mac());
-            if (config.console()) {
-                err.println("jkvm: virtio-console: hvc0, port " + VirtioConsole.RESULTS_PORT + (resultsPort == null ? "" : " to " + resultsPort));
-            }
-            err.flush();
+            SetUpLines.print(err, config, vm, pvLock, resultsPort);
             Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));
             Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
             RunReport run;
