@@ -128,6 +128,21 @@ public final class Arm64Vm implements AutoCloseable {
             vm.enableCap(Capability.ARM_NISV_TO_USER);
         }
         memory.add("ram", MemoryRegion.Kind.RAM, Arm64Layout.RAM_BASE, config.memory(), true);
+        boot = BootLayout.place(image, initrdSize, config.memory());
+        PayloadLoad load = PayloadLoad.start(image, memory.slice(boot.kernel(), image.kernel().size()), config.initrd(),
+                config.initrd() == null ? null : memory.slice(boot.initrd(), initrdSize));
+        try {
+            buildWhileLoading(initrdSize);
+        } catch (Throwable t) {
+            load.awaitAfter(t);   // before the caller's close() unmaps what the copy writes
+            throw t;
+        }
+        load.await();
+        StartupMarks.mark("kernel and initrd in guest RAM");
+    }
+
+    /** The rest of {@link #build}, while {@link PayloadLoad} copies the kernel and initrd into RAM. */
+    private void buildWhileLoading(long initrdSize) throws IOException {
         GuestPmu pmu = GuestPmu.choose(config.pmu(), vm.check(Capability.ARM_PMU_V3) > 0);
         Arm64.VcpuInit init = pmu.features(vm.armPreferredTarget().with(KvmArm64.KVM_ARM_VCPU_PSCI_0_2()));
         for (int i = 0; i < config.cpus(); i++) {
@@ -153,10 +168,6 @@ public final class Arm64Vm implements AutoCloseable {
         if (config.pv().stealTime()) enableStealTime();
         StartupMarks.mark("GIC, UART and steal time set up");
 
-        boot = BootLayout.place(image, initrdSize, config.memory());
-        image.kernel().copyTo(memory.slice(boot.kernel(), image.kernel().size()));
-        if (config.initrd() != null) InputFile.readInto(config.initrd(), memory.slice(boot.initrd(), initrdSize));
-        StartupMarks.mark("kernel and initrd in guest RAM");
         List<Long> mpidrs = new ArrayList<>();
         for (VcpuFd v : vcpus) mpidrs.add(v.getOneReg(KvmArm64.JKVM_REG_ARM64_MPIDR_EL1()));
         byte[] dtb = ArmDeviceTree.build(deviceTree(mpidrs, initrdSize, pmu.on()));
