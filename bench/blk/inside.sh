@@ -7,7 +7,8 @@
 # see bench/boot/stamp.c). Besides the boots to the first command, each round boots each VMM with
 # jkvm.login to agetty's "login: " prompt (stamp -k ends the VMM there). By default jkvm boots twice a
 # round: as "jkvm" without an AOT cache and as "jkvm-aotc" with carried.aot, on the same image;
-# "jkvm-demo" is jkvm-aotc with the java options ./demo runs jkvm with in the emulated host.
+# "jkvm-demo" is jkvm-aotc with the java options ./demo runs jkvm with in the emulated host;
+# "base-demo" the same with jkvm-base.jar and its own cache, carried-base.aot (before/after in one host boot).
 # usage: sh inside.sh BOOTS SCRATCH_MB ["FIO_ORDER" ["BOOT_VMMS"]]   (FIO_ORDER: the fio runs' order,
 #        default "jkvm qemu base"; BOOT_VMMS: what boots, in the odd rounds' order, default "jkvm jkvm-aotc qemu")
 boots=${1:-3}
@@ -37,6 +38,11 @@ for v in jkvm qemu; do
   fresh "$v-scratch.raw"
 done
 rm debian-arm64.ext4
+# base-demo runs the base jar as base/jkvm.jar from there: its cache holds the class path jkvm.jar as
+# trained (arm64-host/aot-cache), and a cache whose class path differs is not mapped.
+if [ -f carried-base.aot ] && [ -f jkvm-base.jar ]; then
+  mkdir -p base && cp -p jkvm-base.jar base/jkvm.jar && ln -sf ../Image ../jkvm.ext4 ../jkvm-scratch.raw base/
+fi
 
 boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
   vmm=$1 name=$2 mark=$marker kill=
@@ -49,6 +55,8 @@ boot() {   # boot VMM NAME [KERNEL ARGUMENTS...]
                  $jkvm_vm --cmdline "console=ttyS0 $append $*" ;;
     jkvm-demo) t $kill -l "set up in" "$name" "$mark" java -XX:AOTMode=on -XX:AOTCache=carried.aot $demo_opts -jar jkvm.jar run \
                  $jkvm_vm --cmdline "console=ttyS0 $append $*" ;;
+    base-demo) (cd base && ../stamp -t 900 $kill -l "set up in" "$name" "$mark" java -XX:AOTMode=on -XX:AOTCache=../carried-base.aot \
+                 $demo_opts -jar jkvm.jar run $jkvm_vm --cmdline "console=ttyS0 $append $*") ;;
     qemu) t $kill "$name" "$mark" $qemu -accel kvm -cpu host -machine virt,gic-version=3 -smp 2 -m 512M \
             -nographic -no-reboot -nic none -kernel Image \
             -drive if=none,id=scratch,file=qemu-scratch.raw,format=raw \

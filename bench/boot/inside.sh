@@ -7,7 +7,8 @@
 #        compare with, the same way as jkvm, jkvm-base-aot with its own AOT cache; jkvm-rt* run on the
 #        jlink runtime (arm64-host/assemble-runtime, a disk holding a file jkvm-runtime); jkvm-aotc
 #        maps carried.aot, a cache made in an earlier boot of the host by arm64-host/aot-cache;
-#        jkvm-aotc-NAME: jkvm-aotc with the java options BOOT_FLAGS gives NAME, "NAME:OPTIONS;NAME:OPTIONS")
+#        jkvm-aotc-NAME: jkvm-aotc with the java options BOOT_FLAGS gives NAME, "NAME:OPTIONS;NAME:OPTIONS";
+#        jkvm-basec-NAME: the same with jkvm-base.jar and carried-base.aot, its cache made the same way)
 runs=${1:-5}
 variants=${2:-qemu jkvm jkvm-cds jkvm-aot}
 marker=JKVM-GUEST-READY
@@ -62,6 +63,9 @@ run_variant() {   # run_variant NAME
     jkvm-aotc-*) [ -f carried.aot ] || return 0
                  t -l "set up in" "$1" $marker java -XX:AOTMode=on -XX:AOTCache=carried.aot $(flags_of "${1#jkvm-aotc-}") \
                    -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append" ;;
+    jkvm-basec-*) [ -d base ] || return 0
+                  (cd base && ../stamp -t 300 -l "set up in" "$1" $marker java -XX:AOTMode=on -XX:AOTCache=../carried-base.aot \
+                    $(flags_of "${1#jkvm-basec-}") -jar jkvm.jar run $guest --cmdline "console=ttyS0 $append") ;;
     jkvm-base) [ -f jkvm-base.jar ] || return 0
                t -l "set up in" jkvm-base $marker java -jar jkvm-base.jar run $guest --cmdline "console=ttyS0 $append" ;;
     jkvm-base-aot) [ -f jkvm-base.jar ] || return 0
@@ -76,6 +80,12 @@ marks() {   # marks NAME [JAVA OPTIONS...]
   n=$1; shift
   t -l "set up in" "$n" $marker java "$@" -jar jkvm.jar --log-level debug run $guest --cmdline "console=ttyS0 $append"
 }
+
+# jkvm-basec-*: the base jar as base/jkvm.jar, run from there, since its cache holds the class path
+# jkvm.jar as trained (arm64-host/aot-cache), and a cache whose class path differs is not mapped.
+if [ -f carried-base.aot ] && [ -f jkvm-base.jar ]; then
+  mkdir -p base && cp -p jkvm-base.jar base/jkvm.jar && ln -sf ../Image ../initramfs.cpio.gz base/
+fi
 
 # Training runs (one guest boot each) make the archives with this very JVM and jar.
 case " $variants " in *" jkvm-cds "*)
@@ -107,6 +117,10 @@ case " $variants " in *" jkvm-aot "*) marks marks-aot -XX:AOTCache=/tmp/jkvm.aot
 case " $variants " in *" jkvm-aotc "*) [ ! -f carried.aot ] || marks marks-aotc -XX:AOTCache=carried.aot ;; esac
 for v in $variants; do case $v in jkvm-aotc-*) [ ! -f carried.aot ] ||
   marks "marks-aotc-${v#jkvm-aotc-}" -XX:AOTCache=carried.aot $(flags_of "${v#jkvm-aotc-}") ;;
+esac; done
+for v in $variants; do case $v in jkvm-basec-*) [ ! -d base ] ||
+  (cd base && ../stamp -t 300 -l "set up in" "marks-basec-${v#jkvm-basec-}" $marker java -XX:AOTCache=../carried-base.aot \
+    $(flags_of "${v#jkvm-basec-}") -jar jkvm.jar --log-level debug run $guest --cmdline "console=ttyS0 $append") ;;
 esac; done
 case " $variants " in *" jkvm-base-aot "*)
   [ ! -f jkvm-base.jar ] || t -l "set up in" marks-base-aot $marker java -XX:AOTCache=/tmp/jkvm-base.aot -jar jkvm-base.jar \
