@@ -97,6 +97,7 @@ final class Arm64Uapi implements Uapi {
             case KVM_STATS_UNIT_CYCLES -> KvmArm64.KVM_STATS_UNIT_CYCLES();
             case KVM_STATS_UNIT_BOOLEAN -> KvmArm64.KVM_STATS_UNIT_BOOLEAN();
             case KVM_VM_TYPE_ARM_IPA_SIZE_MASK -> KvmArm64.KVM_VM_TYPE_ARM_IPA_SIZE_MASK();
+            case MADV_HUGEPAGE -> KvmArm64.MADV_HUGEPAGE();
             case PARMRK -> KvmArm64.PARMRK();
             case PERF_COUNT_SW_DUMMY -> KvmArm64.PERF_COUNT_SW_DUMMY();
             case PERF_EVENT_IOC_DISABLE -> KvmArm64.PERF_EVENT_IOC_DISABLE();
@@ -132,6 +133,7 @@ final class Arm64Uapi implements Uapi {
             case __NR_getpid -> KvmArm64.__NR_getpid();
             case __NR_gettid -> KvmArm64.__NR_gettid();
             case __NR_ioctl -> KvmArm64.__NR_ioctl();
+            case __NR_madvise -> KvmArm64.__NR_madvise();
             case __NR_mmap -> KvmArm64.__NR_mmap();
             case __NR_munmap -> KvmArm64.__NR_munmap();
             case __NR_openat -> KvmArm64.__NR_openat();

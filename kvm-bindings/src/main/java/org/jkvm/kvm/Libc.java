@@ -112,6 +112,7 @@ final class Libc {
     private static final long NR_IOCTL = nr(UapiConstant.__NR_ioctl);
     private static final long NR_MMAP = nr(UapiConstant.__NR_mmap);
     private static final long NR_MUNMAP = nr(UapiConstant.__NR_munmap);
+    private static final long NR_MADVISE = nr(UapiConstant.__NR_madvise);
     private static final long NR_EVENTFD2 = nr(UapiConstant.__NR_eventfd2);
     private static final long NR_READ = nr(UapiConstant.__NR_read);
     private static final long NR_WRITE = nr(UapiConstant.__NR_write);
@@ -234,6 +235,10 @@ final class Libc {
 
     static int munmap(long address, long length) {
         return (int) syscall(NR_MUNMAP, address, length, 0);
+    }
+
+    static int madvise(long address, long length, int advice) {
+        return (int) syscall(NR_MADVISE, address, length, advice);
     }
 
     static int eventfd(int initval, int flags) {

@@ -97,6 +97,7 @@ final class X86Uapi implements Uapi {
             case KVM_STATS_UNIT_CYCLES -> KvmX86.KVM_STATS_UNIT_CYCLES();
             case KVM_STATS_UNIT_BOOLEAN -> KvmX86.KVM_STATS_UNIT_BOOLEAN();
             case KVM_VM_TYPE_ARM_IPA_SIZE_MASK -> KvmX86.KVM_VM_TYPE_ARM_IPA_SIZE_MASK();
+            case MADV_HUGEPAGE -> KvmX86.MADV_HUGEPAGE();
             case PARMRK -> KvmX86.PARMRK();
             case PERF_COUNT_SW_DUMMY -> KvmX86.PERF_COUNT_SW_DUMMY();
             case PERF_EVENT_IOC_DISABLE -> KvmX86.PERF_EVENT_IOC_DISABLE();
@@ -132,6 +133,7 @@ final class X86Uapi implements Uapi {
             case __NR_getpid -> KvmX86.__NR_getpid();
             case __NR_gettid -> KvmX86.__NR_gettid();
             case __NR_ioctl -> KvmX86.__NR_ioctl();
+            case __NR_madvise -> KvmX86.__NR_madvise();
             case __NR_mmap -> KvmX86.__NR_mmap();
             case __NR_munmap -> KvmX86.__NR_munmap();
             case __NR_openat -> KvmX86.__NR_openat();

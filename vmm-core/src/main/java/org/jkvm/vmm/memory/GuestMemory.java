@@ -1,5 +1,6 @@
 package org.jkvm.vmm.memory;
 
+import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,8 @@ import org.jkvm.kvm.VmFd;
  * memory, refusing any range that is not wholly inside one region.
  */
 public final class GuestMemory implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(GuestMemory.class.getName());
+
     private final VmFd vm;
     private final List<MemoryRegion> regions = new ArrayList<>();
 
@@ -37,6 +40,10 @@ public final class GuestMemory implements AutoCloseable {
         MappedMemory host = MappedMemory.anonymous(size, noReserve);
         int slot = regions.size();
         try {
+            // Huge pages for RAM, as QEMU asks: fewer faults and TLB misses, and KVM's stage-2 blocks.
+            if (kind == MemoryRegion.Kind.RAM && !host.adviseHugePages()) {
+                LOG.log(Level.DEBUG, "this host has no transparent huge pages: {0} uses base pages", name);
+            }
             vm.setUserMemoryRegion(slot, 0, gpa, host.segment());
         } catch (RuntimeException e) {
             host.close();

@@ -4244,6 +4244,15 @@ public class KvmArm64 extends KvmArm64$shared {
     public static int __NR_mmap() {
         return __NR_mmap;
     }
+    private static final int __NR_madvise = (int)233L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_madvise 233
+     * }
+     */
+    public static int __NR_madvise() {
+        return __NR_madvise;
+    }
     private static final int __NR_perf_event_open = (int)241L;
     /**
      * {@snippet lang=c :
@@ -4567,6 +4576,15 @@ public class KvmArm64 extends KvmArm64$shared {
      */
     public static int UIO_MAXIOV() {
         return UIO_MAXIOV;
+    }
+    private static final int MADV_HUGEPAGE = (int)14L;
+    /**
+     * {@snippet lang=c :
+     * #define MADV_HUGEPAGE 14
+     * }
+     */
+    public static int MADV_HUGEPAGE() {
+        return MADV_HUGEPAGE;
     }
     private static final int KVM_REG_ARM_STD_BIT_TRNG_V1_0 = (int)0L;
     /**

@@ -2966,6 +2966,15 @@ public class KvmX86 extends KvmX86$shared {
     public static int __NR_writev() {
         return __NR_writev;
     }
+    private static final int __NR_madvise = (int)28L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_madvise 28
+     * }
+     */
+    public static int __NR_madvise() {
+        return __NR_madvise;
+    }
     private static final int __NR_getpid = (int)39L;
     /**
      * {@snippet lang=c :
@@ -3415,6 +3424,15 @@ public class KvmX86 extends KvmX86$shared {
      */
     public static int UIO_MAXIOV() {
         return UIO_MAXIOV;
+    }
+    private static final int MADV_HUGEPAGE = (int)14L;
+    /**
+     * {@snippet lang=c :
+     * #define MADV_HUGEPAGE 14
+     * }
+     */
+    public static int MADV_HUGEPAGE() {
+        return MADV_HUGEPAGE;
     }
     private static final int KVM_DEV_TYPE_FSL_MPIC_20 = (int)1L;
     /**
