@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  * that size (its guest and host addresses must agree below that size).
  */
 public final class MappedMemory implements AutoCloseable {
-    /** A transparent huge page with 4 KiB base pages, the alignment QEMU gives guest RAM on x86_64 and arm64. */
+    /** A transparent huge page where base pages are 4 KiB (x86_64, and arm64 kernels built for 4 KiB pages). */
     public static final long HUGE_PAGE = 2L << 20;
 
     private final MemorySegment segment;
