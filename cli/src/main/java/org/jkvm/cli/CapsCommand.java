@@ -68,6 +68,7 @@ final class CapsCommand implements Callable<Integer> {
             arm.put("psci_0_2", a.psci02());
             arm.put("pmu_v3", a.pmuV3());
             arm.put("sve", a.sve());
+            arm.put("ptrauth", a.ptrAuth());
             arm.put("smccc_filter", a.smcccFilter());
             arm.put("pvtime_attr", a.pvTimeAttr());
             arm.put("pvlock_attr", a.pvLockAttr());
@@ -95,6 +96,7 @@ final class CapsCommand implements Callable<Integer> {
             row(out, "PSCI 0.2", yesNo(a.psci02()));
             row(out, "PMUv3", yesNo(a.pmuV3()));
             row(out, "SVE", yesNo(a.sve()));
+            row(out, "pointer auth", yesNo(a.ptrAuth()));
             row(out, "SMCCC filter", yesNo(a.smcccFilter()) + (a.smcccFilter()
                     ? " (PV-lock calls can be answered by jkvm)" : " (needs Linux 6.4 or later)"));
             row(out, "PV time attr", yesNo(a.pvTimeAttr()));

@@ -3,6 +3,7 @@ package org.jkvm.cli;
 import java.util.BitSet;
 
 import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.vmm.config.CpuOptions;
 import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.Net;
@@ -53,6 +54,14 @@ final class Converters {
         @Override
         public PvOptions convert(String text) {
             return PvOptions.parse(text);
+        }
+    }
+
+    /** Optional CPU features such as ptrauth=off ({@link CpuOptions#parse}). */
+    static final class Cpu implements ITypeConverter<CpuOptions> {
+        @Override
+        public CpuOptions convert(String text) {
+            return CpuOptions.parse(text);
         }
     }
 

@@ -26,6 +26,7 @@ import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.StartupMarks;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
+import org.jkvm.vmm.config.CpuOptions;
 import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.Net;
@@ -64,6 +65,7 @@ final class RunCommand implements Callable<Integer> {
     private BitSet pin;
     private PvOptions pv = PvOptions.DEFAULT;
     private boolean pmu;
+    private CpuOptions cpu = CpuOptions.DEFAULT;
     private PvLockMode pvlock;
     private int pvlockSample;
     private List<Disk> disks = new ArrayList<>();
@@ -104,7 +106,7 @@ final class RunCommand implements Callable<Integer> {
 
     private void addOptions() {
         add(OptionBinding.option(RunConfigFile.OPTION, "FILE", Path.class, () -> configFile, v -> configFile = v)
-                .description("Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout,"
+                .description("Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, cpu, timeout,"
                         + " disk, disk.2, disk.3, ... (images in that order), rng, net); options given on the command line win."));
         add(OptionBinding.option("--kernel", "FILE", Path.class, () -> kernel, v -> kernel = v)
                 .description("The guest kernel: an arm64 Image, plain or gzip-compressed."));
@@ -124,6 +126,9 @@ final class RunCommand implements Callable<Integer> {
         add(OptionBinding.flag("--pmu", () -> pmu, v -> pmu = v)
                 .description("Give the guest a PMUv3 where the host offers one (default: none; KVM"
                         + " backs its counters with host perf events, which oopsed a 6.12 host)."));
+        add(OptionBinding.option("--cpu", "NAME=on|off", CpuOptions.class, () -> cpu, v -> cpu = v)
+                .converters(new Converters.Cpu()).description("Optional CPU features of the vCPUs (ptrauth: pointer"
+                        + " authentication, sve), each on where the host offers it as with QEMU's -cpu host; e.g. ptrauth=off,sve=off."));
         add(OptionBinding.option("--pvlock", "MODE", PvLockMode.class, () -> pvlock, v -> pvlock = v)
                 .defaultValue("auto").converters(new Converters.PvLock())
                 .description("PV-lock preempted flags: auto, kernel (host kernel with the series), userspace (jkvm"
@@ -233,7 +238,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** The VM the options describe; picocli has filled them from the command line, then the --config file. */
     VmConfig config() {
-        return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu,
+        return new VmConfig(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, cpu,
                 timeout == null ? null : Duration.ofSeconds(timeout), disks, rng, virtioConsole || resultsPort != null,
                 vsock, net);
     }

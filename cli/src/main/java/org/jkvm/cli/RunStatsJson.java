@@ -34,6 +34,7 @@ final class RunStatsJson {
         m.put("undecodable_mmio", run.undecodableMmio());
         m.put("unknown_hypercalls", run.unknownHypercalls());
         m.put("steal_time_region", run.stealTimeRegion().isPresent() ? hex(run.stealTimeRegion().getAsLong()) : null);
+        m.put("cpu_features", run.cpuFeatures());
         m.put("vcpus", run.vcpus().stream().map(RunStatsJson::vcpu).toList());
         m.put("pvlock", pvLock(pvLock));
         m.put("kvm", kvm(run.kvm()));

@@ -26,7 +26,8 @@ final class SetUpLines {
         int cpus = config.cpus();
         err.println("jkvm: " + cpus + " vCPU" + (cpus == 1 ? "" : "s") + ", " + Sizes.format(config.memory())
                 + " RAM, set up in " + vm.setupTime().toMillis() + " ms"
-                + (vm.stealTimeRegion() == null ? "" : ", steal time at 0x" + Long.toHexString(vm.stealTimeRegion().gpa())));
+                + (vm.stealTimeRegion() == null ? "" : ", steal time at 0x" + Long.toHexString(vm.stealTimeRegion().gpa()))
+                + (vm.guestCpu().names().isEmpty() ? "" : ", CPU features " + String.join(" ", vm.guestCpu().names())));
         err.println("jkvm: " + pvLock.describe());
         for (int i = 0; i < config.disks().size(); i++) {
             Disk d = config.disks().get(i);

@@ -16,6 +16,7 @@ import java.util.StringJoiner;
 import java.util.TreeSet;
 
 import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.vmm.config.CpuOptions;
 import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.PvOptions;
@@ -288,8 +289,8 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
     public VmConfig vmConfig(Variant v, Workload w) {
         PvOptions pv = new PvOptions(v.stealTime());
         if (w.isCommand()) {
-            return new VmConfig(kernel(v), null, kernelCmdline(v, w), vcpus(v), memory, pinSet(v), pv, v.pmu(), timeout(w),
-                    List.of(new Disk(guest.rootfs(), true, "")), false, false, null, null);
+            return new VmConfig(kernel(v), null, kernelCmdline(v, w), vcpus(v), memory, pinSet(v), pv, v.pmu(), CpuOptions.DEFAULT,
+                    timeout(w), List.of(new Disk(guest.rootfs(), true, "")), false, false, null, null);
         }
         return new VmConfig(kernel(v), guest.initrd(), kernelCmdline(v, w), vcpus(v), memory, pinSet(v), pv, v.pmu(), timeout(w));
     }

@@ -72,6 +72,16 @@ public final class Arm64 {
         }
     }
 
+    static void vcpuFinalize(VcpuFd vcpu, int feature) {
+        requireHost("KVM_ARM_VCPU_FINALIZE");
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment what = a.allocate(JAVA_INT);
+            what.set(JAVA_INT, 0, feature);
+            vcpu.ioctl("KVM_ARM_VCPU_FINALIZE", HostUapi.unsigned(KvmArm64.KVM_ARM_VCPU_FINALIZE()), what,
+                    "feature=" + feature);
+        }
+    }
+
     /**
      * What KVM does with a range of SMCCC function ids a guest calls (HVC or SMC): answer them
      * itself, deny them, or forward them to the VMM as KVM_EXIT_HYPERCALL.

@@ -172,6 +172,14 @@ public final class VcpuFd extends KvmFd {
     }
 
     /**
+     * KVM_ARM_VCPU_FINALIZE (arm64): fixes the configuration of a feature asked for at
+     * KVM_ARM_VCPU_INIT that needs it (KVM_ARM_VCPU_SVE), before the vCPU first runs.
+     */
+    public void armVcpuFinalize(int feature) {
+        Arm64.vcpuFinalize(this, feature);
+    }
+
+    /**
      * KVM_SET_VCPU_EVENTS (arm64) with {@code ext_dabt_pending}: the guest takes a synchronous
      * external data abort at the instruction it stopped on, when it next runs. What a VMM does
      * with an access it cannot emulate (KVM_EXIT_ARM_NISV); needs KVM_CAP_ARM_INJECT_EXT_DABT.

@@ -80,6 +80,37 @@ class Arm64BootTest {
         }
     }
 
+    /**
+     * Pointer authentication and SVE, which the emulated host's KVM offers (its CPU is QEMU's
+     * {@code max}): the vCPUs have them by default, as a QEMU {@code -cpu host} guest of the same
+     * host does, and {@code --cpu ptrauth=off,sve=off} takes them away. The guest kernel's hwcaps
+     * say what it found in its ID registers and switched on.
+     */
+    @Test
+    void theGuestHasPointerAuthenticationAndSveUnlessSwitchedOff() throws Exception {
+        String hwcaps = GuestFixture.command("echo \"HWCAPS $(grep -m1 '^Features' /proc/cpuinfo | cut -d: -f2) .\"");
+        Map<String, Steps.Step> out = runSteps(new Steps()
+                .step("default", GuestFixture.jkvmRun("--timeout 300", hwcaps))
+                .step("off", GuestFixture.jkvmRun("--timeout 300 --cpu ptrauth=off,sve=off", hwcaps)), List.of());
+        Steps.Step on = Steps.require(out, "default");
+        Steps.Step off = Steps.require(out, "off");
+        for (Steps.Step s : List.of(on, off)) assertEquals(0, s.exitCode(), s.output());
+        List<String> withThem = hwcaps(on);
+        List<String> without = hwcaps(off);
+        for (String cap : List.of("paca", "pacg", "sve")) {
+            assertTrue(withThem.contains(cap), cap + " missing by default: " + withThem);
+            assertFalse(without.contains(cap), cap + " still there with --cpu ptrauth=off,sve=off: " + without);
+        }
+        assertTrue(on.output().contains(", CPU features ptrauth sve"), on.output());
+        assertFalse(off.output().contains("CPU features"), off.output());
+    }
+
+    private static List<String> hwcaps(Steps.Step s) {
+        Matcher m = Pattern.compile("HWCAPS (.*) \\.").matcher(s.output());
+        assertTrue(m.find(), s.output());
+        return List.of(m.group(1).strip().split("\\s+"));
+    }
+
     @Test
     void aPanickingGuestEndsWithThePanicExitCodeAndTheReportShowsThePanic() throws Exception {
         Map<String, Steps.Step> out = runSteps(new Steps().step("panic",
@@ -153,7 +184,8 @@ class Arm64BootTest {
                 .step("missing-initrd", run + "--kernel Image --initrd nowhere.cpio")
                 .step("zero-cpus", run + "--kernel Image --cpus 0")
                 .step("too-many-cpus", run + "--kernel Image --cpus 100000")
-                .step("unknown-pv", run + "--kernel Image --pv bogus=on"),
+                .step("unknown-pv", run + "--kernel Image --pv bogus=on")
+                .step("unknown-cpu-feature", run + "--kernel Image --cpu mte=on"),
                 List.of(truncated, huge));
         Map<String, String> expect = Map.of(
                 "not-an-image", "not an arm64 Image",
@@ -162,7 +194,8 @@ class Arm64BootTest {
                 "missing-initrd", "nowhere.cpio",
                 "zero-cpus", "--cpus 0",
                 "too-many-cpus", "at most",
-                "unknown-pv", "unknown feature 'bogus'");
+                "unknown-pv", "unknown feature 'bogus'",
+                "unknown-cpu-feature", "unknown feature 'mte'; known: ptrauth, sve");
         for (Map.Entry<String, String> e : expect.entrySet()) {
             Steps.Step s = Steps.require(out, e.getKey());
             assertEquals(2, s.exitCode(), e.getKey() + ":\n" + s.output());

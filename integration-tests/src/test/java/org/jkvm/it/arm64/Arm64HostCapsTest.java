@@ -25,7 +25,7 @@ class Arm64HostCapsTest {
 
     @ParameterizedTest(name = "kernel args \"{0}\" -> {1}")
     @CsvSource(value = {"'', VHE", "kvm-arm.mode=nvhe, nVHE"})
-    void capsReportsKvmTheSmcccFilterAndNoPvLockAttribute(String kernelArgs, String mode) throws Exception {
+    void capsReportsKvmTheSmcccFilterPointerAuthSveAndNoPvLockAttribute(String kernelArgs, String mode) throws Exception {
         EmulatedArm64Host.Result r = EmulatedArm64Host.run(kernelArgs, Duration.ofMinutes(5),
                 "java -jar jkvm.jar caps --json");
         assertEquals(0, r.exitCode(), r.output());
@@ -34,6 +34,9 @@ class Arm64HostCapsTest {
         assertEquals("\"" + mode + "\"", field(json, "kvm"));
         assertEquals("12", field(json, "api_version"));
         assertEquals("true", field(json, "smccc_filter"));
+        // QEMU's max CPU has both, and KVM offers them to guests in either mode.
+        assertEquals("true", field(json, "ptrauth"));
+        assertEquals("true", field(json, "sve"));
         assertEquals("true", field(json, "pvtime_attr"));
         assertEquals("false", field(json, "pvlock_attr"));
     }

@@ -1,6 +1,8 @@
 package org.jkvm.vmm.config;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.SequencedMap;
 
 /**
  * The paravirtual features a guest is offered, as {@code --pv name=on|off[,...]}.
@@ -16,23 +18,8 @@ public record PvOptions(boolean stealTime) {
 
     /** Applies {@code name=on|off} settings, comma separated, to the defaults. */
     public static PvOptions parse(String text) {
-        boolean stealTime = DEFAULT.stealTime();
-        for (String item : text.split(",", -1)) {
-            String it = item.strip();
-            int eq = it.indexOf('=');
-            String name = eq < 0 ? it : it.substring(0, eq);
-            String value = eq < 0 ? "on" : it.substring(eq + 1);
-            boolean on = switch (value) {
-                case "on" -> true;
-                case "off" -> false;
-                default -> throw new SettingException("pv", it, "the value must be on or off");
-            };
-            switch (name) {
-                case "steal-time" -> stealTime = on;
-                default -> throw new SettingException("pv", it, "unknown feature '" + name
-                        + "'; known: " + String.join(", ", NAMES));
-            }
-        }
-        return new PvOptions(stealTime);
+        SequencedMap<String, Boolean> defaults = new LinkedHashMap<>();
+        defaults.put("steal-time", DEFAULT.stealTime());
+        return new PvOptions(FeatureSwitches.parse("pv", text, defaults).get("steal-time"));
     }
 }

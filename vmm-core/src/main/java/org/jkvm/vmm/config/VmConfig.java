@@ -23,6 +23,7 @@ import org.jkvm.vmm.io.InputKind;
  * @param pv       paravirtual features
  * @param pmu      whether the guest gets a PMUv3 (where the host offers one); off by default, see
  *                 {@link org.jkvm.vmm.arch.aarch64.GuestPmu}
+ * @param cpu      optional CPU features (pointer authentication, SVE), each where the host offers it
  * @param timeout  how long the guest may run, or null for no limit
  * @param disks    raw images the guest gets as virtio-blk devices, /dev/vda first
  * @param rng      whether the guest gets a virtio-rng device
@@ -31,7 +32,7 @@ import org.jkvm.vmm.io.InputKind;
  * @param net      the guest's virtio-net card on a tap, or null for none
  */
 public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long memory, BitSet pin,
-                       PvOptions pv, boolean pmu, Duration timeout, List<Disk> disks, boolean rng, boolean console,
+                       PvOptions pv, boolean pmu, CpuOptions cpu, Duration timeout, List<Disk> disks, boolean rng, boolean console,
                        Vsock vsock, Net net) {
     /** Smallest RAM a Linux guest gets anywhere with. */
     public static final long MIN_MEMORY = 64L << 20;
@@ -51,6 +52,7 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
         if (initrd != null) fitsInRam("initrd", initrd, memory);
         if (pin != null) pin = (BitSet) pin.clone();
         if (pv == null) pv = PvOptions.DEFAULT;
+        if (cpu == null) cpu = CpuOptions.DEFAULT;
         disks = disks == null ? List.of() : List.copyOf(disks);
         if (disks.size() + (rng ? 1 : 0) + (console ? 1 : 0) + (vsock != null ? 1 : 0) + (net != null ? 1 : 0)
                 > Arm64Layout.VIRTIO_SLOTS) {
@@ -59,10 +61,10 @@ public record VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long 
         }
     }
 
-    /** A VM without virtio devices. */
+    /** A VM without virtio devices, its vCPUs with every optional CPU feature the host offers. */
     public VmConfig(Path kernel, Path initrd, String cmdline, int cpus, long memory, BitSet pin, PvOptions pv,
                     boolean pmu, Duration timeout) {
-        this(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, timeout, List.of(), false, false, null, null);
+        this(kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, CpuOptions.DEFAULT, timeout, List.of(), false, false, null, null);
     }
 
     /**

@@ -41,10 +41,11 @@ public record HostCapabilities(
      * @param psci02         KVM_CAP_ARM_PSCI_0_2
      * @param pmuV3          KVM_CAP_ARM_PMU_V3
      * @param sve            KVM_CAP_ARM_SVE
+     * @param ptrAuth        KVM_CAP_ARM_PTRAUTH_ADDRESS and KVM_CAP_ARM_PTRAUTH_GENERIC (pointer authentication)
      * @param smcccFilter    the VM accepts KVM_ARM_VM_SMCCC_FILTER (SMCCC calls can exit to jkvm)
      * @param pvTimeAttr     a vCPU accepts KVM_ARM_VCPU_PVTIME_IPA (steal time)
      * @param pvLockAttr     a vCPU accepts KVM_ARM_VCPU_PVLOCK_IPA (needs the PV-lock kernel series)
      */
     public record Arm64(int ipaLimitBits, boolean psci02, boolean pmuV3, boolean sve,
-                        boolean smcccFilter, boolean pvTimeAttr, boolean pvLockAttr) {}
+                        boolean ptrAuth, boolean smcccFilter, boolean pvTimeAttr, boolean pvLockAttr) {}
 }

@@ -48,6 +48,7 @@ public final class HostProbe {
                         vm.check(Capability.ARM_PSCI_0_2) > 0,
                         vm.check(Capability.ARM_PMU_V3) > 0,
                         vm.check(Capability.ARM_SVE) > 0,
+                        vm.check(Capability.ARM_PTRAUTH_ADDRESS) > 0 && vm.check(Capability.ARM_PTRAUTH_GENERIC) > 0,
                         filter,
                         vcpu.hasDeviceAttr(KvmArm64.KVM_ARM_VCPU_PVTIME_CTRL(), KvmArm64.KVM_ARM_VCPU_PVTIME_IPA()),
                         vcpu.hasDeviceAttr(KvmArm64.KVM_ARM_VCPU_PVLOCK_CTRL(), KvmArm64.KVM_ARM_VCPU_PVLOCK_IPA()));

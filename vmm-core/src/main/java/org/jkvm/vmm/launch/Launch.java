@@ -92,7 +92,7 @@ public final class Launch implements AutoCloseable {
         StopMarks.mark("KVM statistics read");
         return new RunReport(outcome, vm.setupTime(), ran, vm.vcpuStats(), vm.strayMmio(), vm.unknownHypercalls(),
                 vm.stealTimeRegion() == null ? OptionalLong.empty() : OptionalLong.of(vm.stealTimeRegion().gpa()),
-                System.getProperty("os.version"), vm.guestKernelRelease(), kvmStats.window(before, after));
+                vm.guestCpu().names(), System.getProperty("os.version"), vm.guestKernelRelease(), kvmStats.window(before, after));
     }
 
     /** Stops a running guest from another thread (e.g. on a signal). */

@@ -20,15 +20,17 @@ import org.jkvm.vmm.vcpu.VcpuStats;
  * @param strayMmio         guest accesses to addresses no device owns
  * @param unknownHypercalls guest calls of function ids KVM forwarded and no device owns
  * @param stealTimeRegion   where the steal-time structures sit, if the guest had them
+ * @param cpuFeatures       the optional CPU features the vCPUs had, by {@code --cpu}'s names
  * @param hostKernel        this host's kernel release
  * @param guestKernel       the release the guest kernel's banner names, if it has one
  * @param kvm               KVM's own statistics from starting the vCPUs to the last one stopping
  */
 public record RunReport(VmOutcome outcome, Duration setup, Duration ran, List<VcpuStats> vcpus, long strayMmio,
-                        long unknownHypercalls, OptionalLong stealTimeRegion, String hostKernel,
+                        long unknownHypercalls, OptionalLong stealTimeRegion, List<String> cpuFeatures, String hostKernel,
                         Optional<String> guestKernel, KvmStatsWindow kvm) {
     public RunReport {
         vcpus = List.copyOf(vcpus);
+        cpuFeatures = List.copyOf(cpuFeatures);
     }
 
     /** Exits of all vCPUs. */

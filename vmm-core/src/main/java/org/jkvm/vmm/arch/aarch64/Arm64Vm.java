@@ -51,7 +51,8 @@ import org.jkvm.vmm.virtio.VirtioVsock;
 
 /**
  * jkvm's arm64 machine, built from a {@link VmConfig} in the order KVM requires: VM, RAM,
- * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, a PMUv3 if asked for and offered, secondaries powered off), the
+ * vCPUs (KVM_ARM_VCPU_INIT with PSCI 0.2, pointer authentication and SVE where offered ({@link GuestCpu}), a
+ * PMUv3 if asked for and offered, secondaries powered off), the
  * GICv3 and ITS, the UART, the virtio devices (disks, entropy, console, vsock, then network), PV steal time, then the kernel,
  * initrd and device tree in RAM and
  * vCPU 0's boot registers. {@link #run} starts the vCPUs and returns how the guest ended.
@@ -81,6 +82,7 @@ public final class Arm64Vm implements AutoCloseable {
     private VirtioSlots virtio;
     private volatile VcpuThreads threads;
     private MemoryRegion pvTime;
+    private GuestCpu guestCpu;
     private BootLayout boot;
     private Duration setupTime;
     private VcpuRunListener runListener;
@@ -144,11 +146,15 @@ public final class Arm64Vm implements AutoCloseable {
     /** The rest of {@link #build}, while {@link PayloadLoad} copies the kernel and initrd into RAM. */
     private void buildWhileLoading(long initrdSize) throws IOException {
         GuestPmu pmu = GuestPmu.choose(config.pmu(), vm.check(Capability.ARM_PMU_V3) > 0);
-        Arm64.VcpuInit init = pmu.features(vm.armPreferredTarget().with(KvmArm64.KVM_ARM_VCPU_PSCI_0_2()));
+        guestCpu = GuestCpu.choose(config.cpu(),
+                vm.check(Capability.ARM_PTRAUTH_ADDRESS) > 0 && vm.check(Capability.ARM_PTRAUTH_GENERIC) > 0,
+                vm.check(Capability.ARM_SVE) > 0);
+        Arm64.VcpuInit init = guestCpu.features(pmu.features(vm.armPreferredTarget().with(KvmArm64.KVM_ARM_VCPU_PSCI_0_2())));
         for (int i = 0; i < config.cpus(); i++) {
             VcpuFd v = vm.createVcpu(i);
             vcpus.add(v);
             v.armVcpuInit(i == 0 ? init : init.with(KvmArm64.KVM_ARM_VCPU_POWER_OFF()));
+            guestCpu.finish(v::armVcpuFinalize);
         }
         StartupMarks.mark("VM, RAM and vCPUs created");
         gic = GicV3.create(vm, config.cpus(), true);
@@ -233,6 +239,11 @@ public final class Arm64Vm implements AutoCloseable {
     /** The steal-time region, or null when steal time is off or not offered. */
     public MemoryRegion stealTimeRegion() {
         return pvTime;
+    }
+
+    /** The optional CPU features the vCPUs have. */
+    public GuestCpu guestCpu() {
+        return guestCpu;
     }
 
     /** The release the guest kernel's banner names (e.g. 6.12.117+deb12-arm64), if it has one. */

@@ -1,0 +1,26 @@
+package org.jkvm.vmm.config;
+
+import java.util.LinkedHashMap;
+import java.util.SequencedMap;
+
+/**
+ * The optional CPU features a guest's vCPUs are given, as {@code --cpu name=on|off[,...]}: each on
+ * by default where the host's KVM offers it, as QEMU's {@code -cpu host} gives them, so a guest
+ * sees what a guest of the same host under QEMU sees.
+ *
+ * @param ptrAuth pointer authentication (KVM_ARM_VCPU_PTRAUTH_ADDRESS and _GENERIC)
+ * @param sve     the Scalable Vector Extension (KVM_ARM_VCPU_SVE), at the vector lengths the host offers
+ */
+public record CpuOptions(boolean ptrAuth, boolean sve) {
+    /** The default: every feature on (where the host offers it). */
+    public static final CpuOptions DEFAULT = new CpuOptions(true, true);
+
+    /** Applies {@code name=on|off} settings, comma separated, to the defaults. */
+    public static CpuOptions parse(String text) {
+        SequencedMap<String, Boolean> defaults = new LinkedHashMap<>();
+        defaults.put("ptrauth", DEFAULT.ptrAuth());
+        defaults.put("sve", DEFAULT.sve());
+        SequencedMap<String, Boolean> on = FeatureSwitches.parse("cpu", text, defaults);
+        return new CpuOptions(on.get("ptrauth"), on.get("sve"));
+    }
+}

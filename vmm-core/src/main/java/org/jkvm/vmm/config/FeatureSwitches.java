@@ -1,0 +1,39 @@
+package org.jkvm.vmm.config;
+
+import java.util.LinkedHashMap;
+import java.util.SequencedMap;
+
+/**
+ * The {@code name[=on|off],...} syntax the feature options share ({@code --pv}, {@code --cpu}):
+ * a bare name means on, later items win, an unknown name is refused with the known ones listed.
+ */
+final class FeatureSwitches {
+    private FeatureSwitches() {}
+
+    /**
+     * Applies {@code text} to {@code defaults}, whose keys are the known names.
+     *
+     * @param setting the option's name in errors, e.g. "pv"
+     * @return every known name with its value
+     */
+    static SequencedMap<String, Boolean> parse(String setting, String text, SequencedMap<String, Boolean> defaults) {
+        SequencedMap<String, Boolean> values = new LinkedHashMap<>(defaults);
+        for (String item : text.split(",", -1)) {
+            String it = item.strip();
+            int eq = it.indexOf('=');
+            String name = eq < 0 ? it : it.substring(0, eq);
+            String value = eq < 0 ? "on" : it.substring(eq + 1);
+            boolean on = switch (value) {
+                case "on" -> true;
+                case "off" -> false;
+                default -> throw new SettingException(setting, it, "the value must be on or off");
+            };
+            if (!values.containsKey(name)) {
+                throw new SettingException(setting, it, "unknown feature '" + name + "'; known: "
+                        + String.join(", ", defaults.sequencedKeySet()));
+            }
+            values.put(name, on);
+        }
+        return values;
+    }
+}
