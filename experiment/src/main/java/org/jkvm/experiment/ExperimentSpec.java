@@ -150,6 +150,7 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      * @param pvlock         the {@code --pvlock} mode
      * @param stealTime      PV steal time on or off ({@code --pv steal-time=})
      * @param pmu            the guest has a PMUv3 ({@code --pmu}); off unless the spec says on
+     * @param cpu            the vCPUs' optional features ({@code --cpu}): "ptrauth" and "sve", each on unless the spec says off
      * @param kernel         a different guest kernel, or null for the spec's
      * @param hostKernelArgs extra arguments for the emulated host's kernel (e.g.
      *                       {@code kvm-arm.wfe_trap_policy=notrap}), or null; only used when jkvm runs in the emulated host
@@ -159,8 +160,13 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      *                       the guest with and without its PV lock), put after the spec's; or null
      * @param profile        its runs are profiled ({@link #profiled}); off unless the spec says on
      */
-    public record Variant(String name, PvLockMode pvlock, boolean stealTime, boolean pmu, Path kernel, String hostKernelArgs,
-                          int vcpus, String pin, String cmdline, boolean profile) {}
+    public record Variant(String name, PvLockMode pvlock, boolean stealTime, boolean pmu, CpuOptions cpu, Path kernel,
+                          String hostKernelArgs, int vcpus, String pin, String cmdline, boolean profile) {
+        /** What the vCPUs go without, as the reports name it: "" when they have every feature the host offers. */
+        public String cpuText() {
+            return (cpu.ptrAuth() ? "" : ", no pointer auth") + (cpu.sve() ? "" : ", no SVE");
+        }
+    }
 
     /** Reads and validates a spec; relative paths are resolved against the spec's folder. */
     public static ExperimentSpec load(Path file) throws IOException {
@@ -289,10 +295,11 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
     public VmConfig vmConfig(Variant v, Workload w) {
         PvOptions pv = new PvOptions(v.stealTime());
         if (w.isCommand()) {
-            return new VmConfig(kernel(v), null, kernelCmdline(v, w), vcpus(v), memory, pinSet(v), pv, v.pmu(), CpuOptions.DEFAULT,
+            return new VmConfig(kernel(v), null, kernelCmdline(v, w), vcpus(v), memory, pinSet(v), pv, v.pmu(), v.cpu(),
                     timeout(w), List.of(new Disk(guest.rootfs(), true, "")), false, false, null, null);
         }
-        return new VmConfig(kernel(v), guest.initrd(), kernelCmdline(v, w), vcpus(v), memory, pinSet(v), pv, v.pmu(), timeout(w));
+        return new VmConfig(kernel(v), guest.initrd(), kernelCmdline(v, w), vcpus(v), memory, pinSet(v), pv, v.pmu(), v.cpu(),
+                timeout(w), List.of(), false, false, null, null);
     }
 
     /**

@@ -35,6 +35,7 @@ public final class ReportText {
                     .append(", ").append(spec.vms() > 1 ? spec.vms() + " VMs x " : "").append(spec.vcpus(v)).append(" vCPUs on host CPUs ")
                     .append(spec.pin(v)).append(String.format(Locale.ROOT, " (overcommit %.2fx)", spec.overcommit(v)));
             if (v.pmu()) sb.append(", guest PMU");
+            sb.append(v.cpuText());
             if (v.kernel() != null) sb.append(", kernel ").append(v.kernel().getFileName());
             if (v.hostKernelArgs() != null) sb.append(", host ").append(v.hostKernelArgs());
             if (v.cmdline() != null) sb.append(", guest ").append(v.cmdline());

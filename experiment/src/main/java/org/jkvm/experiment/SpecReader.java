@@ -27,6 +27,7 @@ import org.jkvm.experiment.JsonTree.Obj;
 import org.jkvm.experiment.JsonTree.Pos;
 import org.jkvm.experiment.JsonTree.Str;
 import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.vmm.config.CpuOptions;
 import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Sizes;
 
@@ -38,7 +39,7 @@ final class SpecReader {
     private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds", "profile", "command");
     /** A command's placeholders, to find the ones it may not use. */
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{[^{}\\s]*}");
-    private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "pmu", "kernel",
+    private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "pmu", "ptrauth", "sve", "kernel",
             "host_kernel_args", "vcpus", "pin", "cmdline", "profile");
     private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
@@ -313,6 +314,8 @@ final class SpecReader {
             }
             boolean steal = onOff(o, path, "steal_time", true);
             boolean pmu = onOff(o, path, "pmu", false);
+            CpuOptions cpu = new CpuOptions(onOff(o, path, "ptrauth", CpuOptions.DEFAULT.ptrAuth()),
+                    onOff(o, path, "sve", CpuOptions.DEFAULT.sve()));
             Member kM = o.members().get("kernel");
             Path kernel = kM == null ? null : file(placed(at(path, "kernel"), kM.value()), at(path, "kernel"));
             Member hM = o.members().get("host_kernel_args");
@@ -324,7 +327,7 @@ final class SpecReader {
             String cmdline = guestArgs(o.members().get("cmdline"), at(path, "cmdline"));
             boolean profile = onOff(o, path, "profile", false);
             if (name != null && pvlock != null) {
-                out.add(new Variant(name, pvlock, steal, pmu, kernel, host == null ? null : host.strip(), vcpus, pin, cmdline, profile));
+                out.add(new Variant(name, pvlock, steal, pmu, cpu, kernel, host == null ? null : host.strip(), vcpus, pin, cmdline, profile));
             }
         }
         return base != null ? base : first;

@@ -15,6 +15,7 @@ import java.util.Map;
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.pvlock.PvLockMode;
+import org.jkvm.vmm.config.CpuOptions;
 import org.jkvm.vmm.config.CpuSet;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -195,6 +196,16 @@ class SpecTest {
     }
 
     @Test
+    void aVariantCanTakePointerAuthAndSveAwayFromItsVcpus() {
+        ExperimentSpec s = ExperimentSpec.parse(minimal("", ", \"ptrauth\": \"off\", \"sve\": false"), Path.of("m.json"), false, Map.of());
+        assertEquals(new CpuOptions(false, false), s.variant("a").cpu());
+        assertEquals(", no pointer auth, no SVE", s.variant("a").cpuText());
+        assertEquals(CpuOptions.DEFAULT, s.variant("b").cpu(), "every feature the host offers unless a variant says off");
+        assertEquals("", s.variant("b").cpuText());
+        assertEquals(List.of("7:56 variants[0].sve: \"128\" is not one of on, off"), errors(minimal("", ", \"sve\": \"128\"")));
+    }
+
+    @Test
     void aVariantAddsGuestArgumentsBetweenTheSpecsAndTheWorkloads() {
         ExperimentSpec s = ExperimentSpec.parse(minimal("", ", \"cmdline\": \" nopvlock \""), Path.of("m.json"), false, Map.of());
         Workload cpu = s.workload("cpu");
@@ -224,7 +235,7 @@ class SpecTest {
 
     @Test
     void unknownFieldsInVariantsAreErrors() {
-        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, kernel, host_kernel_args, vcpus, pin, cmdline, profile"),
+        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, ptrauth, sve, kernel, host_kernel_args, vcpus, pin, cmdline, profile"),
                 errors(minimal("", ", \"pv_lock\": \"off\"")));
     }
 
