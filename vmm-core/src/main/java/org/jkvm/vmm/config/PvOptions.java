@@ -1,7 +1,6 @@
 package org.jkvm.vmm.config;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.SequencedMap;
 
 /**
@@ -12,9 +11,6 @@ import java.util.SequencedMap;
 public record PvOptions(boolean stealTime) {
     /** The default: everything on (where the host offers it). */
     public static final PvOptions DEFAULT = new PvOptions(true);
-
-    /** The feature names {@link #parse} knows. */
-    public static final List<String> NAMES = List.of("steal-time");
 
     /** Applies {@code name=on|off} settings, comma separated, to the defaults. */
     public static PvOptions parse(String text) {

@@ -65,12 +65,4 @@ class PvOptionsTest {
                 () -> PvOptions.parse("steal-time=" + value));
         assertEquals("pv steal-time=" + value + ": the value must be on or off", e.getMessage());
     }
-
-    @Test
-    void everyKnownNameParses() {
-        for (String name : PvOptions.NAMES) {
-            PvOptions.parse(name + "=off");
-            PvOptions.parse(name + "=on");
-        }
-    }
 }
