@@ -2,6 +2,7 @@ package org.jkvm.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.vmm.arch.aarch64.Arm64Vm;
@@ -24,10 +25,11 @@ final class SetUpLines {
     /** Prints them to {@code err} and flushes it; {@code resultsPort} is --results-port's file, or null. */
     static void print(PrintWriter err, VmConfig config, Arm64Vm vm, PvLockDevice pvLock, Path resultsPort) {
         int cpus = config.cpus();
+        List<String> features = vm.guestCpu().names();
         err.println("jkvm: " + cpus + " vCPU" + (cpus == 1 ? "" : "s") + ", " + Sizes.format(config.memory())
                 + " RAM, set up in " + vm.setupTime().toMillis() + " ms"
                 + (vm.stealTimeRegion() == null ? "" : ", steal time at 0x" + Long.toHexString(vm.stealTimeRegion().gpa()))
-                + (vm.guestCpu().names().isEmpty() ? "" : ", CPU features " + String.join(" ", vm.guestCpu().names())));
+                + (features.isEmpty() ? "" : ", CPU features " + String.join(" ", features)));
         err.println("jkvm: " + pvLock.describe());
         for (int i = 0; i < config.disks().size(); i++) {
             Disk d = config.disks().get(i);

@@ -1,6 +1,8 @@
 package org.jkvm.vmm.config;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.SequencedMap;
 
 /**
@@ -14,13 +16,22 @@ import java.util.SequencedMap;
 public record CpuOptions(boolean ptrAuth, boolean sve) {
     /** The default: every feature on (where the host offers it). */
     public static final CpuOptions DEFAULT = new CpuOptions(true, true);
+    private static final String PTRAUTH = "ptrauth", SVE = "sve";
 
     /** Applies {@code name=on|off} settings, comma separated, to the defaults. */
     public static CpuOptions parse(String text) {
         SequencedMap<String, Boolean> defaults = new LinkedHashMap<>();
-        defaults.put("ptrauth", DEFAULT.ptrAuth());
-        defaults.put("sve", DEFAULT.sve());
+        defaults.put(PTRAUTH, DEFAULT.ptrAuth());
+        defaults.put(SVE, DEFAULT.sve());
         SequencedMap<String, Boolean> on = FeatureSwitches.parse("cpu", text, defaults);
-        return new CpuOptions(on.get("ptrauth"), on.get("sve"));
+        return new CpuOptions(on.get(PTRAUTH), on.get(SVE));
+    }
+
+    /** The features on, by the names {@link #parse} takes them. */
+    public List<String> names() {
+        List<String> on = new ArrayList<>();
+        if (ptrAuth) on.add(PTRAUTH);
+        if (sve) on.add(SVE);
+        return List.copyOf(on);
     }
 }

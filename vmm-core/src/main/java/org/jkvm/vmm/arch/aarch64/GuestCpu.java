@@ -1,7 +1,6 @@
 package org.jkvm.vmm.arch.aarch64;
 
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntConsumer;
 
@@ -57,11 +56,8 @@ public record GuestCpu(boolean ptrAuth, boolean sve) {
         if (sve) finalizer.accept(KvmArm64.KVM_ARM_VCPU_SVE());
     }
 
-    /** The features on, by the names {@code --cpu} takes them ("ptrauth", "sve"). */
+    /** The features on, by the names {@code --cpu} takes them ({@link CpuOptions#names}). */
     public List<String> names() {
-        List<String> on = new ArrayList<>();
-        if (ptrAuth) on.add("ptrauth");
-        if (sve) on.add("sve");
-        return List.copyOf(on);
+        return new CpuOptions(ptrAuth, sve).names();
     }
 }
