@@ -1,7 +1,7 @@
 #!/bin/sh
 # The part of bench/blk/run-arm64 that runs inside the emulated arm64 host (busybox sh, in
 # /payload: jkvm.jar (and jkvm-base.jar with BLK_BASE_JAR, base.args: BLK_BASE_ARGS), carried.aot (jkvm.jar's AOT cache), Image,
-# debian-arm64.ext4, fio.cmd, stamp, qemu-inside.sh, demo-java-options.sh). Each VMM gets
+# debian-arm64.ext4, fio.cmd, up.cmd, stamp, qemu-inside.sh, demo-java-options.sh). Each VMM gets
 # its own copy of the Debian image as /dev/vda (the root) and a sparse scratch disk with serial
 # "scratch" that fio reads and writes; every boot runs under ./stamp ("STAMP NAME ..." lines,
 # see bench/boot/stamp.c). Besides the boots to the first command, each round boots each VMM with
@@ -23,7 +23,10 @@ jkvm_vm="--kernel Image --cpus 2 --memory 512M --disk jkvm.ext4 --disk jkvm-scra
 jar=jkvm.jar
 marker=JKVM-GUEST-READY
 # The same kernel command line for both; QEMU's virt board has a PL011 (ttyAMA0), jkvm a 16550 (ttyS0).
-append="quiet panic=-1 root=/dev/vda rw rootfstype=ext4 init=/sbin/jkvm-init"
+# The root is mounted read-only: a boot ends in a power-off or a kill, never an unmount, so a
+# writable root would leave ext4's journal for the next boot of that image to replay (twice the
+# reads), and which boot pays would depend on the order.
+append="quiet panic=-1 root=/dev/vda ro rootfstype=ext4 init=/sbin/jkvm-init"
 t() { ./stamp -t 900 "$@"; }
 login_marker='login: '
 
@@ -72,17 +75,18 @@ r=1
 while [ $r -le "$boots" ]; do
   echo "ROUND $r"
   if [ $((r % 2)) = 1 ]; then order=$boot_vmms; else order=$(echo "$boot_vmms" | tr ' ' '\n' | sed -n '1!G;h;$p'); fi
-  for v in $order; do boot $v $v; done
+  # up.cmd prints the guest's clock and the root disk's counters after the ready line (BOOTREAD).
+  for v in $order; do boot $v $v "jkvm.cmd=$(cat up.cmd)"; done
   for v in $order; do boot $v login-$v jkvm.login; done
   r=$((r + 1))
 done
 # fio inside the guest, once per entry of FIO_ORDER, in that order (base only with BLK_BASE_JAR's
-# jkvm-base.jar; jkvm-demo: jkvm-aotc with ./demo's options). A fresh sparse scratch disk for each
+# jkvm-base.jar; jkvm-aotc: jkvm.jar with the carried AOT cache; jkvm-demo: that with ./demo's options). A fresh sparse scratch disk for each
 # run: writing into pages already allocated is faster.
 echo "ROUND fio"
 for v in $fio_order; do
   case $v in
-    jkvm|base|jkvm-demo)
+    jkvm|base|jkvm-aotc|jkvm-demo)
       [ $v != base ] || [ -f jkvm-base.jar ] || continue
       fresh jkvm-scratch.raw
       case $v in
