@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -35,7 +36,10 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * as zeroes and the image's blocks go back to the host; they are offered only on a writable disk
  * whose file system punches holes (probed once, when the image is opened).
  * <p>
- * Reads and writes of up to {@link #INLINE_BYTES} run on the worker as it takes them; other
+ * Reads and writes of up to {@link #INLINE_BYTES} run on the worker as it takes them, up to
+ * {@link #INLINE_BYTES_IN_MEMORY} for an image in memory (tmpfs, ramfs, an initramfs's rootfs:
+ * its reads and writes never wait for a device, so a trip through an I/O thread buys no overlap,
+ * only two thread switches); other
  * requests run on a small pool of I/O threads ({@link #IO_THREADS}), several at a time, and go
  * back through the used ring in the order they finish: the worker takes every chain available
  * (at most a queue's worth in flight), and each finished request wakes it to return what is
@@ -60,6 +64,12 @@ public final class VirtioBlk implements VirtioDevice {
     static final int IO_THREADS = 4;
     /** Reads and writes up to this many bytes run on the worker, not on the pool. */
     static final int INLINE_BYTES = 16 << 10;
+    /**
+     * The same for an image in memory: a booting guest's reads are up to its 128 KiB readahead,
+     * and while the device's code still runs interpreted the hand-over to an I/O thread costs
+     * more than such a copy (bench/blk/README.md, 2026-12-03).
+     */
+    static final int INLINE_BYTES_IN_MEMORY = 128 << 10;
     /** Bytes of the config space with the discard and write-zeroes limits (up to write_zeroes_may_unmap). */
     static final int CONFIG_BYTES = 60;
     /** The most sectors one discard or write-zeroes segment may cover (2 GiB), and segments per request. */
@@ -130,12 +140,37 @@ public final class VirtioBlk implements VirtioDevice {
             }
             return new VirtioBlk(name, f, size / Disk.SECTOR, disk.readOnly(), disk.serial(), holes,
                     Executors.newFixedThreadPool(IO_THREADS, Thread.ofPlatform().name(name + "-io", 0).daemon().factory()),
-                    INLINE_BYTES);
+                    inlineBytes(disk.path()));
         } catch (RuntimeException e) {
             f.close();
             if (holes != null) holes.close();
             throw e;
         }
+    }
+
+    /**
+     * How large a read or write runs on the worker for an image at {@code path}: more for one in
+     * memory. A file system that cannot be told (the mount table unreadable) counts as one that
+     * may wait for a device.
+     */
+    static int inlineBytes(Path path) {
+        try {
+            if (inMemory(Files.getFileStore(path).type())) return INLINE_BYTES_IN_MEMORY;
+        } catch (IOException e) {
+            LOG.log(Level.DEBUG, () -> path + ": its file system is not known (" + e.getMessage() + ")");
+        }
+        return INLINE_BYTES;
+    }
+
+    /**
+     * Whether files of a file system of this type (as the mount table names it) live in memory.
+     * Not devtmpfs: its files are device nodes, whose I/O waits for the device.
+     */
+    static boolean inMemory(String fileSystemType) {
+        return switch (fileSystemType) {
+            case "tmpfs", "ramfs", "rootfs" -> true;
+            default -> false;
+        };
     }
 
     @Override

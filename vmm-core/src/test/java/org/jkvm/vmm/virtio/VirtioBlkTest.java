@@ -17,6 +17,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.jkvm.vmm.virtio.FakeRam.DATA;
 import static org.jkvm.vmm.virtio.VirtQueue.DESC_F_NEXT;
@@ -303,6 +305,27 @@ class VirtioBlkTest {
             ram.descriptor(3, DATA + 0x1000, 16, DESC_F_NEXT, 5);
             assertFalse(blk.serve(0, queue));
             assertEquals(1, tasks.size(), "the flush went to the I/O threads");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"tmpfs, true", "ramfs, true", "rootfs, true", "ext4, false", "xfs, false", "overlay, false", "devtmpfs, false"})
+    void imagesInMemoryAreThoseOfTmpfsRamfsAndAnInitramfsButNotDeviceNodes(String type, boolean inMemory) {
+        assertEquals(inMemory, VirtioBlk.inMemory(type));
+    }
+
+    @Test
+    void anImageOnTmpfsHasLargerReadsAndWritesCarriedOutOnTheWorker() throws IOException {
+        Path shm = Path.of("/dev/shm");
+        Assumptions.assumeTrue(Files.isDirectory(shm) && "tmpfs".equals(Files.getFileStore(shm).type()), "no tmpfs at /dev/shm");
+        Assumptions.assumeFalse("tmpfs".equals(Files.getFileStore(dir).type()), "the temporary directory is on tmpfs too");
+        Path inMemory = Files.createTempFile(shm, "jkvm-blk-test", ".img");
+        try {
+            assertEquals(128 << 10, VirtioBlk.inlineBytes(inMemory));
+            assertEquals(16 << 10, VirtioBlk.inlineBytes(image));
+            assertEquals(16 << 10, VirtioBlk.inlineBytes(dir.resolve("missing.img")), "a file system not known counts as a device's");
+        } finally {
+            Files.delete(inMemory);
         }
     }
 
