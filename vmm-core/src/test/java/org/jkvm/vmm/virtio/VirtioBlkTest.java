@@ -315,17 +315,37 @@ class VirtioBlkTest {
     }
 
     @Test
-    void anImageOnTmpfsHasLargerReadsAndWritesCarriedOutOnTheWorker() throws IOException {
+    void aFileSystemNotKnownCountsAsOneThatWaitsForADevice() {
+        assertEquals(16 << 10, VirtioBlk.inlineBytes(dir.resolve("missing.img")));
+    }
+
+    @Test
+    void aThirtyTwoKiBReadOfAnImageInMemoryIsCarriedOutOnTheWorkerAndOfOneOnDiskOnAnIoThread() throws Exception {
         Path shm = Path.of("/dev/shm");
         Assumptions.assumeTrue(Files.isDirectory(shm) && "tmpfs".equals(Files.getFileStore(shm).type()), "no tmpfs at /dev/shm");
         Assumptions.assumeFalse("tmpfs".equals(Files.getFileStore(dir).type()), "the temporary directory is on tmpfs too");
         Path inMemory = Files.createTempFile(shm, "jkvm-blk-test", ".img");
+        Path onDisk = dir.resolve("64k.img");
         try {
-            assertEquals(128 << 10, VirtioBlk.inlineBytes(inMemory));
-            assertEquals(16 << 10, VirtioBlk.inlineBytes(image));
-            assertEquals(16 << 10, VirtioBlk.inlineBytes(dir.resolve("missing.img")), "a file system not known counts as a device's");
+            for (Path p : List.of(inMemory, onDisk)) Files.write(p, new byte[64 << 10]);
+            assertEquals(List.of(), readThirtyTwoKiB(inMemory, "virtio-blk-mem"), "no I/O thread started");
+            assertEquals(List.of("virtio-blk-disk-io0"), readThirtyTwoKiB(onDisk, "virtio-blk-disk"));
         } finally {
             Files.delete(inMemory);
+        }
+    }
+
+    /** Reads 32 KiB from {@code image} through a device {@link VirtioBlk#open} makes; the I/O threads it started. */
+    private List<String> readThirtyTwoKiB(Path image, String name) throws Exception {
+        try (VirtioBlk blk = VirtioBlk.open(name, new Disk(image, true, ""))) {
+            long data = DATA + 0x3000;
+            ram.put(HEADER, new byte[16]);
+            ram.descriptor(0, HEADER, 16, DESC_F_NEXT, 1);
+            ram.descriptor(1, data, 32 << 10, DESC_F_NEXT | DESC_F_WRITE, 2);
+            ram.descriptor(2, STATUS, 1, DESC_F_WRITE, 0);
+            ram.offer(0, SIZE);
+            assertEquals(VirtioBlk.S_OK, serve(blk));
+            return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).filter(n -> n.startsWith(name + "-io")).toList();
         }
     }
 
