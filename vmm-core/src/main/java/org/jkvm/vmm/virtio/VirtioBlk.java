@@ -39,8 +39,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * Reads and writes of up to {@link #INLINE_BYTES} run on the worker as it takes them, up to
  * {@link #INLINE_BYTES_IN_MEMORY} for an image in memory (tmpfs, ramfs, an initramfs's rootfs:
  * its reads and writes never wait for a device, so a trip through an I/O thread buys no overlap,
- * only two thread switches); other
- * requests run on a small pool of I/O threads ({@link #IO_THREADS}), several at a time, and go
+ * only two thread switches). Other requests run on a small pool of I/O threads
+ * ({@link #IO_THREADS}), several at a time, and go
  * back through the used ring in the order they finish: the worker takes every chain available
  * (at most a queue's worth in flight), and each finished request wakes it to return what is
  * done, so one pass, and one interrupt, covers every request finished meanwhile. A flush starts
