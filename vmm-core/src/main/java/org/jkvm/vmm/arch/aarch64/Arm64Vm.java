@@ -112,8 +112,8 @@ public final class Arm64Vm implements AutoCloseable {
         Arm64Vm v = new Arm64Vm(kvm, config, consoleOut);
         try {
             v.build(image, initrdSize);
-            // Off the set-up path, asked for at the end; Horspool's search keeps it short, since it shares the
-            // host's CPUs with the guest's first boot phase (seconds of CPU under emulation: bench/boot/README.md).
+            // Off the set-up path, asked for at the end; the C library's search keeps it short, since it shares the
+            // host's CPUs with the guest's first boot phase (bench/boot/README.md, 2026-12-03).
             v.guestKernelRelease = CompletableFuture.supplyAsync(image::release, Thread::startVirtualThread);
             v.setupTime = Duration.ofNanos(System.nanoTime() - t0);
             return v;

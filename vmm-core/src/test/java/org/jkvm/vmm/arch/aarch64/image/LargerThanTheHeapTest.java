@@ -43,7 +43,8 @@ class LargerThanTheHeapTest {
             f.write(7);
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Xmx32m", "-XX:MaxDirectMemorySize=1g", "-cp", System.getProperty("java.class.path"),
+        Process p = new ProcessBuilder(java, "-Xmx32m", "-XX:MaxDirectMemorySize=1g",
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 Load.class.getName(), image.toString(), initrd.toString())
                 .redirectErrorStream(true).start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the loading JVM did not end");
