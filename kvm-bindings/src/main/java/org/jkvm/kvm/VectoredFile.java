@@ -2,6 +2,7 @@ package org.jkvm.kvm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -15,6 +16,13 @@ import java.util.List;
 public final class VectoredFile implements AutoCloseable {
     /** The most buffers one call takes (UIO_MAXIOV); a longer list takes several calls. */
     static final int MAX_BUFFERS = Iovecs.MAX;
+
+    /**
+     * Each calling thread's iovec array, made on its first call and kept, not an arena opened,
+     * allocated from and closed per call: a booting guest's reads run that code interpreted
+     * (bench/blk/README.md, 2026-12-03).
+     */
+    private static final ThreadLocal<MemorySegment> IOV = ThreadLocal.withInitial(() -> Iovecs.allocate(Arena.ofAuto(), MAX_BUFFERS));
 
     private final int fd;
     private final Path path;
@@ -63,8 +71,8 @@ public final class VectoredFile implements AutoCloseable {
         long done = 0;
         int first = 0;
         long skip = 0;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment iov = Iovecs.allocate(arena, Math.min(buffers.size(), MAX_BUFFERS));
+        MemorySegment iov = IOV.get();
+        try {
             while (done < total) {
                 int count = fill(iov, buffers, first, skip);
                 long n = write ? Libc.pwritev(fd, iov, count, offset + done) : Libc.preadv(fd, iov, count, offset + done);
@@ -86,6 +94,9 @@ public final class VectoredFile implements AutoCloseable {
                     n -= size;
                 }
             }
+        } finally {
+            // the iovecs hold bare addresses: the buffers stay reachable until the calls are done
+            Reference.reachabilityFence(buffers);
         }
         return done;
     }

@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,42 @@ class VectoredFileTest {
             List<MemorySegment> in = List.of(arena.allocate(7), arena.allocate(0), arena.allocate(4604));
             assertEquals(4611, v.read(1000, in));
             assertArrayEquals(concat(out), concat(in));
+        }
+    }
+
+    @Test
+    void aHeapBufferIsRefusedBeforeAnyByteMoves(@TempDir Path tmp) throws IOException {
+        Path f = Files.write(tmp.resolve("image"), new byte[] {1, 2, 3, 4});
+        byte[] heap = new byte[4];
+        try (VectoredFile v = VectoredFile.open(f, true)) {
+            var e = assertThrows(IllegalArgumentException.class, () -> v.read(0, List.of(MemorySegment.ofArray(heap))));
+            assertTrue(e.getMessage().contains("native memory"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> v.write(0, List.of(pattern(2, 9), MemorySegment.ofArray(heap))));
+        }
+        assertArrayEquals(new byte[4], heap);
+        assertArrayEquals(new byte[] {1, 2, 3, 4}, Files.readAllBytes(f));
+    }
+
+    @Test
+    void eachThreadsCallsKeepTheirOwnBuffers(@TempDir Path tmp) throws Exception {
+        int size = 64 << 10;
+        byte[] data = new byte[size];
+        for (int i = 0; i < size; i++) data[i] = (byte) (i * 31 + 7);
+        Path f = Files.write(tmp.resolve("image"), data);
+        try (VectoredFile v = VectoredFile.open(f, false); var pool = Executors.newFixedThreadPool(4)) {
+            List<Future<Boolean>> results = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int first = t;
+                results.add(pool.submit(() -> {
+                    for (int round = 0; round < 200; round++) {
+                        int at = ((first * 200 + round) * 509) % (size - 4096);
+                        List<MemorySegment> in = List.of(arena.allocate(100), arena.allocate(3996));
+                        if (v.read(at, in) != 4096 || !Arrays.equals(concat(in), Arrays.copyOfRange(data, at, at + 4096))) return false;
+                    }
+                    return true;
+                }));
+            }
+            for (var r : results) assertTrue(r.get(), "a read returned another read's bytes");
         }
     }
 

@@ -35,7 +35,6 @@ public final class VirtQueue {
     static final int AVAIL_F_NO_INTERRUPT = 1;
 
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final GuestRam ram;
@@ -137,9 +136,12 @@ public final class VirtQueue {
                     .formatted(head, where, entries));
             long at = (long) DESC_BYTES * index;
             long addr = table.get(U64, at);
-            long len = Integer.toUnsignedLong(table.get(U32, at + 8));
-            int flags = Short.toUnsignedInt(table.get(U16, at + 12));
-            int next = Short.toUnsignedInt(table.get(U16, at + 14));
+            // len, flags and next in one little-endian word: a booting guest's first requests run
+            // interpreted, where each segment access costs a call chain (bench/blk/README.md, 2026-12-03)
+            long word = table.get(U64, at + 8);
+            long len = word & 0xffff_ffffL;
+            int flags = (int) (word >>> 32) & 0xffff;
+            int next = (int) (word >>> 48);
             if (len == 0) throw new VirtioException("descriptor %d has length 0".formatted(index));
             if ((flags & DESC_F_INDIRECT) != 0) {
                 checkIndirect(index, len, flags, table != descriptors);
@@ -245,8 +247,8 @@ public final class VirtQueue {
      */
     public void addUsed(int head, int written) {
         long at = 4 + 8L * (nextUsed % size);
-        used.set(U32, at, head);
-        used.set(U32, at + 4, written);
+        // id and len, one little-endian word (as the descriptors are read)
+        used.set(U64, at, Integer.toUnsignedLong(head) | (long) written << 32);
         nextUsed = (nextUsed + 1) & 0xffff;
     }
 
