@@ -20,11 +20,21 @@ public record CpuOptions(boolean ptrAuth, boolean sve) {
 
     /** Applies {@code name=on|off} settings, comma separated, to the defaults. */
     public static CpuOptions parse(String text) {
-        SequencedMap<String, Boolean> defaults = new LinkedHashMap<>();
-        defaults.put(PTRAUTH, DEFAULT.ptrAuth());
-        defaults.put(SVE, DEFAULT.sve());
-        SequencedMap<String, Boolean> on = FeatureSwitches.parse("cpu", text, defaults);
+        SequencedMap<String, Boolean> on = FeatureSwitches.parse("cpu", text, DEFAULT.switches());
         return new CpuOptions(on.get(PTRAUTH), on.get(SVE));
+    }
+
+    private SequencedMap<String, Boolean> switches() {
+        SequencedMap<String, Boolean> s = new LinkedHashMap<>();
+        s.put(PTRAUTH, ptrAuth);
+        s.put(SVE, sve);
+        return s;
+    }
+
+    /** The settings as {@code --cpu} takes them, e.g. {@code ptrauth=on,sve=off} ({@link FeatureSwitches#text} says why not the record's own). */
+    @Override
+    public String toString() {
+        return FeatureSwitches.text(switches());
     }
 
     /** The features on, by the names {@link #parse} takes them. */

@@ -1,6 +1,7 @@
 package org.jkvm.vmm.config;
 
 import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.SequencedMap;
 
 /**
@@ -35,5 +36,22 @@ final class FeatureSwitches {
             values.put(name, on);
         }
         return values;
+    }
+
+    /**
+     * The settings as {@link #parse} takes them, e.g. {@code ptrauth=on,sve=off}: the feature
+     * options' {@code toString}. Appended, not concatenated: picocli renders every option's
+     * initial value while it parses a command line, and a string concatenation's call site, or a
+     * record's own {@code toString}, is linked at run time (the AOT cache keeps only lambdas' links):
+     * 0.17-0.26 s of the start-up for the two records in the emulated arm64 host, 0.03 s this way
+     * (bench/boot/README.md, 2026-12-03).
+     */
+    static String text(SequencedMap<String, Boolean> values) {
+        StringBuilder b = new StringBuilder();
+        for (Map.Entry<String, Boolean> e : values.entrySet()) {
+            if (!b.isEmpty()) b.append(',');
+            b.append(e.getKey()).append('=').append(e.getValue() ? "on" : "off");
+        }
+        return b.toString();
     }
 }

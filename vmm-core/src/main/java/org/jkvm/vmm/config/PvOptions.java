@@ -11,11 +11,22 @@ import java.util.SequencedMap;
 public record PvOptions(boolean stealTime) {
     /** The default: everything on (where the host offers it). */
     public static final PvOptions DEFAULT = new PvOptions(true);
+    private static final String STEAL_TIME = "steal-time";
 
     /** Applies {@code name=on|off} settings, comma separated, to the defaults. */
     public static PvOptions parse(String text) {
-        SequencedMap<String, Boolean> defaults = new LinkedHashMap<>();
-        defaults.put("steal-time", DEFAULT.stealTime());
-        return new PvOptions(FeatureSwitches.parse("pv", text, defaults).get("steal-time"));
+        return new PvOptions(FeatureSwitches.parse("pv", text, DEFAULT.switches()).get(STEAL_TIME));
+    }
+
+    private SequencedMap<String, Boolean> switches() {
+        SequencedMap<String, Boolean> s = new LinkedHashMap<>();
+        s.put(STEAL_TIME, stealTime);
+        return s;
+    }
+
+    /** The settings as {@code --pv} takes them, e.g. {@code steal-time=off} ({@link FeatureSwitches#text} says why not the record's own). */
+    @Override
+    public String toString() {
+        return FeatureSwitches.text(switches());
     }
 }

@@ -27,6 +27,15 @@ class CpuOptionsTest {
         assertEquals(new CpuOptions(ptrAuth, sve), CpuOptions.parse(text));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {"ptrauth=on,sve=on | true | true", "ptrauth=off,sve=on | false | true",
+            "ptrauth=on,sve=off | true | false", "ptrauth=off,sve=off | false | false"})
+    void theTextIsTheOptionsOwnSyntaxAndParsesBack(String text, boolean ptrAuth, boolean sve) {
+        CpuOptions o = new CpuOptions(ptrAuth, sve);
+        assertEquals(text, o.toString());
+        assertEquals(o, CpuOptions.parse(o.toString()));
+    }
+
     @Test
     void unknownFeatureListsTheKnownOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuOptions.parse("sve=off,mte"));

@@ -34,6 +34,13 @@ class PvOptionsTest {
     }
 
     @Test
+    void theTextIsTheOptionsOwnSyntaxAndParsesBack() {
+        assertEquals("steal-time=on", PvOptions.DEFAULT.toString());
+        assertEquals("steal-time=off", new PvOptions(false).toString());
+        assertEquals(new PvOptions(false), PvOptions.parse(new PvOptions(false).toString()));
+    }
+
+    @Test
     void laterSettingsWin() {
         assertTrue(PvOptions.parse("steal-time=off, steal-time=on").stealTime());
         assertFalse(PvOptions.parse("steal-time=on,steal-time=off").stealTime());
