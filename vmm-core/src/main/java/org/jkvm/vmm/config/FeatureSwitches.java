@@ -40,11 +40,11 @@ final class FeatureSwitches {
 
     /**
      * The settings as {@link #parse} takes them, e.g. {@code ptrauth=on,sve=off}: the feature
-     * options' {@code toString}. Appended, not concatenated: picocli renders every option's
-     * initial value while it parses a command line, and a string concatenation's call site, or a
-     * record's own {@code toString}, is linked at run time (the AOT cache keeps only lambdas' links):
-     * 0.17-0.26 s of the start-up for the two records in the emulated arm64 host, 0.03 s this way
-     * (bench/boot/README.md, 2026-12-03).
+     * options' {@code toString}, in place of the records' own. picocli renders every option's
+     * initial value while it parses a command line, and a record's own {@code toString} is an
+     * ObjectMethods bootstrap the JVM links at run time (the AOT cache keeps the links of the
+     * lambdas and string concatenations its training made, not those): 0.17-0.26 s of the start-up
+     * for the two records in the emulated arm64 host, 0.03 s this way (bench/boot/README.md, 2026-12-03).
      */
     static String text(SequencedMap<String, Boolean> values) {
         StringBuilder b = new StringBuilder();
