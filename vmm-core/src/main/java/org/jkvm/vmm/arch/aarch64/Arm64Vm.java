@@ -356,6 +356,10 @@ public final class Arm64Vm implements AutoCloseable {
      */
     @Override
     public void close() {
+        // The release search reads the kernel's file on a thread of its own: a VM closed before the
+        // search ends (a set-up refused after the VM was made) waits for it, or the file stays open.
+        CompletableFuture<Optional<String>> release = guestKernelRelease;
+        if (release != null) release.handle((r, e) -> r).join();
         if (virtio != null) virtio.close(); // the workers use guest memory: they stop before it goes
         VcpuThreads t = threads;
         if (t != null && !t.allThreadsEnded()) {
