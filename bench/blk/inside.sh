@@ -9,12 +9,15 @@
 # round: as "jkvm" without an AOT cache and as "jkvm-aotc" with carried.aot, on the same image;
 # "jkvm-demo" is jkvm-aotc with the java options ./demo runs jkvm with in the emulated host;
 # "base-demo" the same with jkvm-base.jar and its own cache, carried-base.aot (before/after in one host boot).
-# usage: sh inside.sh BOOTS SCRATCH_MB ["FIO_ORDER" ["BOOT_VMMS"]]   (FIO_ORDER: the fio runs' order,
-#        default "jkvm qemu base"; BOOT_VMMS: what boots, in the odd rounds' order, default "jkvm jkvm-aotc qemu")
+# usage: sh inside.sh BOOTS SCRATCH_MB ["FIO_ORDER" ["BOOT_VMMS" [IMAGES_FS]]]   (FIO_ORDER: the fio runs' order,
+#        default "jkvm qemu base"; BOOT_VMMS: what boots, in the odd rounds' order, default "jkvm jkvm-aotc qemu";
+#        IMAGES_FS: tmpfs, the images in /payload, or ext4: on the host's third disk, /dev/vdc, mounted at /images,
+#        with links to them in /payload)
 boots=${1:-3}
 scratch_mb=${2:-320}
 fio_order=${3:-jkvm qemu base}
 boot_vmms=${4:-jkvm jkvm-aotc qemu}
+images_fs=${5:-tmpfs}
 # ./demo's java options (that file says why)
 . ./demo-java-options.sh
 demo_opts=$JKVM_DEMO_JAVA_OPTS
@@ -34,13 +37,27 @@ echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { pri
 echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
 . ./qemu-inside.sh
 [ -n "$qemu" ] || exit 1
-# A sparse scratch disk, made anew.
-fresh() { rm -f "$1" && dd if=/dev/zero of="$1" bs=1M count=0 seek="$scratch_mb" 2>/dev/null; }
+images=.
+if [ "$images_fs" = ext4 ]; then
+  images=/images
+  mkdir -p $images && mount -t ext4 -o noatime /dev/vdc $images \
+    || { echo "ERROR cannot mount the images' disk (/dev/vdc, ext4) at $images"; exit 1; }
+fi
+# A sparse scratch disk, made anew (a link to it in /payload when the images live elsewhere).
+fresh() {
+  rm -f "$images/$1" && dd if=/dev/zero of="$images/$1" bs=1M count=0 seek="$scratch_mb" 2>/dev/null
+  [ "$images" = . ] || ln -sf "$images/$1" "$1"
+}
 for v in jkvm qemu; do
-  cp debian-arm64.ext4 "$v.ext4"
+  cp debian-arm64.ext4 "$images/$v.ext4"
+  [ "$images" = . ] || ln -sf "$images/$v.ext4" "$v.ext4"
   fresh "$v-scratch.raw"
 done
 rm debian-arm64.ext4
+if [ "$images" != . ]; then
+  sync && echo 3 >/proc/sys/vm/drop_caches   # the first boot of each image reads it from the disk
+  echo "INFO images on $(awk -v m=$images '$2 == m { print $1 " (" $3 ")" }' /proc/mounts), page cache emptied"
+fi
 # base-demo runs the base jar as base/jkvm.jar from there: its cache holds the class path jkvm.jar as
 # trained (arm64-host/aot-cache), and a cache whose class path differs is not mapped.
 if [ -f carried-base.aot ] && [ -f jkvm-base.jar ]; then

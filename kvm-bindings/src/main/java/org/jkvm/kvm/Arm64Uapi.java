@@ -124,6 +124,7 @@ final class Arm64Uapi implements Uapi {
             case TUN_F_TSO6 -> KvmArm64.TUN_F_TSO6();
             case TUN_F_TSO_ECN -> KvmArm64.TUN_F_TSO_ECN();
             case UIO_MAXIOV -> KvmArm64.UIO_MAXIOV();
+            case RWF_NOWAIT -> KvmArm64.RWF_NOWAIT();
             case VMIN -> KvmArm64.VMIN();
             case VTIME -> KvmArm64.VTIME();
             case __NR_close -> KvmArm64.__NR_close();
@@ -142,6 +143,7 @@ final class Arm64Uapi implements Uapi {
             case __NR_pread64 -> KvmArm64.__NR_pread64();
             case __NR_preadv -> KvmArm64.__NR_preadv();
             case __NR_pwritev -> KvmArm64.__NR_pwritev();
+            case __NR_preadv2 -> KvmArm64.__NR_preadv2();
             case __NR_read -> KvmArm64.__NR_read();
             case __NR_readv -> KvmArm64.__NR_readv();
             case __NR_rt_sigprocmask -> KvmArm64.__NR_rt_sigprocmask();

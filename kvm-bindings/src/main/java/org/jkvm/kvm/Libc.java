@@ -65,6 +65,7 @@ final class Libc {
     static final int EACCES = 13;
     static final int EINVAL = 22;
     static final int ENOSYS = 38;
+    static final int EOPNOTSUPP = 95;
     static final long MAP_FAILED = -1L;
     /** poll(2) events (asm-generic/poll.h, the same on x86_64 and arm64). */
     static final short POLLIN = 0x1;
@@ -120,7 +121,10 @@ final class Libc {
     private static final long NR_READV = nr(UapiConstant.__NR_readv);
     private static final long NR_WRITEV = nr(UapiConstant.__NR_writev);
     private static final long NR_PREADV = nr(UapiConstant.__NR_preadv);
+    private static final long NR_PREADV2 = nr(UapiConstant.__NR_preadv2);
     private static final long NR_PWRITEV = nr(UapiConstant.__NR_pwritev);
+    /** preadv2(2)'s flag: return EAGAIN rather than wait for a device (a read served from the page cache only). */
+    static final int RWF_NOWAIT = (int) HostUapi.constant(UapiConstant.RWF_NOWAIT);
     private static final long NR_FDATASYNC = nr(UapiConstant.__NR_fdatasync);
     private static final long NR_FALLOCATE = nr(UapiConstant.__NR_fallocate);
     private static final long NR_SOCKETPAIR = nr(UapiConstant.__NR_socketpair);
@@ -335,6 +339,11 @@ final class Libc {
      */
     static long preadv(int fd, MemorySegment iov, int count, long offset) {
         return syscall(iov, NR_PREADV, fd, address(iov), count, offset, 0, 0);
+    }
+
+    /** preadv2(2): {@link #preadv} with {@code flags} (RWF_*). Does not allocate. */
+    static long preadv2(int fd, MemorySegment iov, int count, long offset, int flags) {
+        return syscall(iov, NR_PREADV2, fd, address(iov), count, offset, 0, flags);
     }
 
     /** pwritev(2) at {@code offset} from {@code count} consecutive struct iovec, the offset as for {@link #preadv}. */

@@ -23,10 +23,10 @@ enum UapiConstant {
     KVM_VM_TYPE_ARM_IPA_SIZE_MASK, MADV_HUGEPAGE, PARMRK, PERF_COUNT_SW_DUMMY, PERF_EVENT_IOC_DISABLE,
     PERF_EVENT_IOC_ENABLE, PERF_FLAG_FD_CLOEXEC, PERF_RECORD_LOST, PERF_RECORD_MISC_SWITCH_OUT,
     PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, PERF_RECORD_SWITCH, PERF_RECORD_SWITCH_CPU_WIDE, PERF_SAMPLE_TID,
-    PERF_SAMPLE_TIME, PERF_TYPE_SOFTWARE, SIGEV_THREAD_ID, TCGETS, TCSETS, TIOCGPTN, TIOCSPTLCK, TUNSETIFF,
+    PERF_SAMPLE_TIME, PERF_TYPE_SOFTWARE, RWF_NOWAIT, SIGEV_THREAD_ID, TCGETS, TCSETS, TIOCGPTN, TIOCSPTLCK, TUNSETIFF,
     TUNSETOFFLOAD, TUNSETVNETHDRSZ, TUN_F_CSUM, TUN_F_TSO4, TUN_F_TSO6, TUN_F_TSO_ECN, UIO_MAXIOV, VMIN, VTIME,
     __NR_close, __NR_eventfd2, __NR_fallocate, __NR_fdatasync, __NR_getpid, __NR_gettid, __NR_ioctl,
     __NR_madvise, __NR_mmap, __NR_munmap, __NR_openat, __NR_perf_event_open, __NR_ppoll, __NR_pread64,
-    __NR_preadv, __NR_pwritev, __NR_read, __NR_readv, __NR_rt_sigprocmask, __NR_rt_sigtimedwait, __NR_sched_getaffinity,
+    __NR_preadv, __NR_preadv2, __NR_pwritev, __NR_read, __NR_readv, __NR_rt_sigprocmask, __NR_rt_sigtimedwait, __NR_sched_getaffinity,
     __NR_sched_setaffinity, __NR_socketpair, __NR_tgkill, __NR_write, __NR_writev;
 }

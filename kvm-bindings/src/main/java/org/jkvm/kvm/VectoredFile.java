@@ -11,7 +11,9 @@ import java.util.List;
  * with one preadv(2) or pwritev(2) for the whole list where Java's file API needs a call per
  * buffer: virtio-blk's disk image, whose requests span up to a chain's worth of guest pages.
  * A call that moves fewer bytes than asked is continued from where it stopped, one interrupted
- * by a signal is retried. Any number of threads may call at once; the file position is never used.
+ * by a signal is retried. A read can also be asked of the page cache alone, for a caller that
+ * would otherwise hand it to a thread that may wait. Any number of threads may call at once;
+ * the file position is never used.
  */
 public final class VectoredFile implements AutoCloseable {
     /** The most buffers one call takes (UIO_MAXIOV); a longer list takes several calls. */
@@ -24,9 +26,13 @@ public final class VectoredFile implements AutoCloseable {
      */
     private static final ThreadLocal<MemorySegment> IOV = ThreadLocal.withInitial(() -> Iovecs.allocate(Arena.ofAuto(), MAX_BUFFERS));
 
+    private static final System.Logger LOG = System.getLogger(VectoredFile.class.getName());
+
     private final int fd;
     private final Path path;
     private boolean closed;
+    /** Whether {@link #readCached} still tries; off once the kernel or file system refused RWF_NOWAIT. */
+    private volatile boolean cachedReads = true;
 
     private VectoredFile(int fd, Path path) {
         this.fd = fd;
@@ -46,7 +52,22 @@ public final class VectoredFile implements AutoCloseable {
      * read, fewer than the buffers hold only when the file ends first.
      */
     public long read(long offset, List<MemorySegment> buffers) {
-        return transfer(offset, buffers, false);
+        return transfer(offset, buffers, Op.READ);
+    }
+
+    /**
+     * Fills {@code buffers} as {@link #read} does, but only from the host's page cache
+     * (preadv2(2) with RWF_NOWAIT): returns whether every byte was there and is now in the
+     * buffers. False when a byte would have to wait for the device, the file ends first, or the
+     * call fails; the buffers' contents are then unspecified, and a {@link #read} of the same
+     * range finishes the job (and reports any error). Where the kernel or the file system has
+     * no such reads, this answers false from the first refusal on.
+     */
+    public boolean readCached(long offset, List<MemorySegment> buffers) {
+        if (!cachedReads) return false;
+        long total = 0;
+        for (MemorySegment b : buffers) total += b.byteSize();
+        return transfer(offset, buffers, Op.READ_CACHED) == total;
     }
 
     /**
@@ -54,7 +75,7 @@ public final class VectoredFile implements AutoCloseable {
      * fewer than the buffers hold only when a call wrote nothing (no error, and no progress).
      */
     public long write(long offset, List<MemorySegment> buffers) {
-        return transfer(offset, buffers, true);
+        return transfer(offset, buffers, Op.WRITE);
     }
 
     /** fdatasync(2): the data written so far, and the metadata needed to read it back, reach the disk. */
@@ -65,7 +86,10 @@ public final class VectoredFile implements AutoCloseable {
         }
     }
 
-    private long transfer(long offset, List<MemorySegment> buffers, boolean write) {
+    private enum Op { READ, READ_CACHED, WRITE }
+
+    /** Moves the buffers' bytes; returns how many moved, -1 when a {@link Op#READ_CACHED} call refused. */
+    private long transfer(long offset, List<MemorySegment> buffers, Op op) {
         long total = 0;
         for (MemorySegment b : buffers) total += b.byteSize();
         long done = 0;
@@ -75,11 +99,19 @@ public final class VectoredFile implements AutoCloseable {
         try {
             while (done < total) {
                 int count = fill(iov, buffers, first, skip);
-                long n = write ? Libc.pwritev(fd, iov, count, offset + done) : Libc.preadv(fd, iov, count, offset + done);
+                long n = switch (op) {
+                    case READ -> Libc.preadv(fd, iov, count, offset + done);
+                    case READ_CACHED -> Libc.preadv2(fd, iov, count, offset + done, Libc.RWF_NOWAIT);
+                    case WRITE -> Libc.pwritev(fd, iov, count, offset + done);
+                };
                 if (n < 0) {
                     int errno = Libc.errno();
                     if (errno == Libc.EINTR) continue;
-                    throw new KvmException(write ? "pwritev" : "preadv",
+                    if (op == Op.READ_CACHED) {
+                        if (errno == Libc.EOPNOTSUPP || errno == Libc.EINVAL) refuseCachedReads(errno);
+                        return -1;
+                    }
+                    throw new KvmException(op == Op.WRITE ? "pwritev" : "preadv",
                             path + ", offset " + (offset + done) + ", " + count + " buffers", errno);
                 }
                 if (n == 0) break;
@@ -99,6 +131,12 @@ public final class VectoredFile implements AutoCloseable {
             Reference.reachabilityFence(buffers);
         }
         return done;
+    }
+
+    private void refuseCachedReads(int errno) {
+        cachedReads = false;
+        LOG.log(System.Logger.Level.DEBUG, () -> path + ": preadv2 with RWF_NOWAIT refused (errno " + errno
+                + "): reads from the page cache alone are not tried again");
     }
 
     /** Describes up to {@link #MAX_BUFFERS} buffers from {@code buffers[first]}, its first {@code skip} bytes left out. */

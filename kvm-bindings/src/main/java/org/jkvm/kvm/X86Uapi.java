@@ -124,6 +124,7 @@ final class X86Uapi implements Uapi {
             case TUN_F_TSO6 -> KvmX86.TUN_F_TSO6();
             case TUN_F_TSO_ECN -> KvmX86.TUN_F_TSO_ECN();
             case UIO_MAXIOV -> KvmX86.UIO_MAXIOV();
+            case RWF_NOWAIT -> KvmX86.RWF_NOWAIT();
             case VMIN -> KvmX86.VMIN();
             case VTIME -> KvmX86.VTIME();
             case __NR_close -> KvmX86.__NR_close();
@@ -142,6 +143,7 @@ final class X86Uapi implements Uapi {
             case __NR_pread64 -> KvmX86.__NR_pread64();
             case __NR_preadv -> KvmX86.__NR_preadv();
             case __NR_pwritev -> KvmX86.__NR_pwritev();
+            case __NR_preadv2 -> KvmX86.__NR_preadv2();
             case __NR_read -> KvmX86.__NR_read();
             case __NR_readv -> KvmX86.__NR_readv();
             case __NR_rt_sigprocmask -> KvmX86.__NR_rt_sigprocmask();

@@ -1,16 +1,21 @@
 package org.jkvm.kvm;
 
+import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -133,6 +139,40 @@ class VectoredFileTest {
             assertEquals(0, v.write(0, List.of()));
             assertEquals(0, v.read(0, List.of(arena.allocate(0))));
         }
+    }
+
+    @Test
+    void aReadFromThePageCacheAloneFillsTheBuffersOnlyWhenEveryByteIsThere(@TempDir Path tmp) throws IOException {
+        String type = Files.getFileStore(tmp).type();
+        Assumptions.assumeFalse(List.of("tmpfs", "ramfs").contains(type),
+                "the temporary directory is on " + type + ", whose files are all in memory: nothing would wait");
+        byte[] bytes = concat(List.of(pattern(64 << 10, 5)));
+        Path cached = Files.write(tmp.resolve("cached"), bytes);
+        Path uncached = writtenPastThePageCache(tmp.resolve("uncached"), bytes);
+        try (VectoredFile c = VectoredFile.open(cached, false); VectoredFile u = VectoredFile.open(uncached, false)) {
+            List<MemorySegment> in = List.of(arena.allocate(100), arena.allocate(4000));
+            assertTrue(c.readCached(1000, in), "bytes just written are in the page cache");
+            assertArrayEquals(Arrays.copyOfRange(bytes, 1000, 5100), concat(in));
+            assertFalse(c.readCached((64 << 10) - 256, List.of(arena.allocate(512))), "the file ends first");
+
+            List<MemorySegment> all = List.of(arena.allocate(64 << 10));
+            assertFalse(u.readCached(0, all), "bytes written with O_DIRECT are only on the disk: the read would wait");
+            assertEquals(64 << 10, u.read(0, all));
+            assertTrue(u.readCached(0, all), "the read brought them into the page cache");
+            assertArrayEquals(bytes, concat(all));
+        }
+    }
+
+    /** {@code bytes} written to a new file with O_DIRECT, which leaves none of them in the page cache. */
+    private static Path writtenPastThePageCache(Path file, byte[] bytes) throws IOException {
+        int block = Math.toIntExact(Files.getFileStore(file.getParent()).getBlockSize());
+        ByteBuffer aligned = ByteBuffer.allocateDirect(bytes.length + block).alignedSlice(block).put(bytes).flip();
+        try (FileChannel f = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)) {
+            while (aligned.hasRemaining()) f.write(aligned, aligned.position());
+        } catch (UnsupportedOperationException | IOException e) {
+            Assumptions.abort(file.getParent() + "'s file system takes no O_DIRECT writes (" + e + "): no way to leave bytes uncached");
+        }
+        return file;
     }
 
     /** {@code size} native bytes counting up from {@code seed}. */

@@ -70,6 +70,12 @@ public final class VirtioBlk implements VirtioDevice {
      * more than such a copy (bench/blk/README.md, 2026-12-03).
      */
     static final int INLINE_BYTES_IN_MEMORY = 128 << 10;
+    /**
+     * The same for an image on a disk's file system, for a read whose bytes are all in the host's
+     * page cache: tried on the worker with RWF_NOWAIT, which refuses rather than wait, and handed
+     * to an I/O thread only when refused. Larger reads keep the I/O threads' parallel copies.
+     */
+    static final int CACHED_READ_BYTES = 128 << 10;
     /** Bytes of the config space with the discard and write-zeroes limits (up to write_zeroes_may_unmap). */
     static final int CONFIG_BYTES = 60;
     /** The most sectors one discard or write-zeroes segment may cover (2 GiB), and segments per request. */
@@ -89,6 +95,8 @@ public final class VirtioBlk implements VirtioDevice {
     private final Executor io;
     /** Reads and writes up to this many bytes run on the worker ({@link #small}). */
     private final int inlineBytes;
+    /** Reads up to this many bytes run on the worker when the page cache has them ({@link #readFromCache}). */
+    private final int cachedReadBytes;
     /** Requests finished on the I/O threads, for the worker to return through the used ring. */
     private final Queue<Done> done = new ConcurrentLinkedQueue<>();
     /** Requests taken from the queue and not finished; the worker's (and reset's, under the transport's lock). */
@@ -97,6 +105,8 @@ public final class VirtioBlk implements VirtioDevice {
     private final List<CompletableFuture<Void>> changes = new ArrayList<>();
     /** Requests taken and not yet returned through the used ring. */
     private int taken;
+    /** The worker's counts of requests it carried out itself, of those read from the page cache, and of those handed on. */
+    private long onWorker, fromCache, handedOn;
     /** A request that failed with an unexpected exception, rethrown on the worker so the device needs a reset. */
     private volatile RuntimeException failure;
     private volatile Runnable wakeWorker = () -> { };
@@ -106,17 +116,19 @@ public final class VirtioBlk implements VirtioDevice {
 
     /** The device carrying out requests on the caller's thread, one at a time. */
     VirtioBlk(String name, VectoredFile file, long sectors, boolean readOnly, String serial, HolePuncher holes) {
-        this(name, file, sectors, readOnly, serial, holes, Runnable::run, 0);
+        this(name, file, sectors, readOnly, serial, holes, Runnable::run, 0, 0);
     }
 
     /**
-     * The device carrying out reads and writes of up to {@code inlineBytes} on the worker, other
-     * requests on {@code io}; closing the device closes {@code io} if it is an {@link ExecutorService}.
+     * The device carrying out reads and writes of up to {@code inlineBytes} on the worker, and
+     * reads of up to {@code cachedReadBytes} whose bytes the page cache holds, other requests on
+     * {@code io}; closing the device closes {@code io} if it is an {@link ExecutorService}.
      */
     VirtioBlk(String name, VectoredFile file, long sectors, boolean readOnly, String serial, HolePuncher holes, Executor io,
-              int inlineBytes) {
+              int inlineBytes, int cachedReadBytes) {
         this.io = io;
         this.inlineBytes = inlineBytes;
+        this.cachedReadBytes = cachedReadBytes;
         this.name = name;
         this.file = file;
         this.sectors = sectors;
@@ -140,7 +152,7 @@ public final class VirtioBlk implements VirtioDevice {
             }
             return new VirtioBlk(name, f, size / Disk.SECTOR, disk.readOnly(), disk.serial(), holes,
                     Executors.newFixedThreadPool(IO_THREADS, Thread.ofPlatform().name(name + "-io", 0).daemon().factory()),
-                    inlineBytes(disk.path()));
+                    inlineBytes(disk.path()), CACHED_READ_BYTES);
         } catch (RuntimeException e) {
             f.close();
             if (holes != null) holes.close();
@@ -240,9 +252,16 @@ public final class VirtioBlk implements VirtioDevice {
 
     private void start(int head, BlkRequest r) {
         if (small(r)) {
+            onWorker++;
             done.add(new Done(head, execute(r)));
             return;
         }
+        if (readFromCache(r)) {
+            fromCache++;
+            done.add(new Done(head, completed(r, S_OK, Buffers.total(r.in()))));
+            return;
+        }
+        handedOn++;
         Runnable run = () -> {
             try {
                 done.add(new Done(head, execute(r)));
@@ -269,6 +288,18 @@ public final class VirtioBlk implements VirtioDevice {
     private boolean small(BlkRequest r) {
         return (r.type() == BlkRequest.T_IN || r.type() == BlkRequest.T_OUT)
                 && Buffers.total(r.in()) + Buffers.total(r.out()) <= inlineBytes;
+    }
+
+    /**
+     * Whether {@code r} is a read of up to {@code cachedReadBytes} whose bytes were all in the
+     * host's page cache, and are now in its buffers: a read that waits for no device gains
+     * nothing from an I/O thread but its two thread switches. Otherwise nothing is settled: an I/O
+     * thread reads it whole, and reports what goes wrong.
+     */
+    private boolean readFromCache(BlkRequest r) {
+        if (r.type() != BlkRequest.T_IN || !r.wellFormed()) return false;
+        long bytes = Buffers.total(r.in());
+        return bytes <= cachedReadBytes && inImage(r.sector(), bytes) && file.readCached(r.sector() * Disk.SECTOR, r.in());
     }
 
     /** Waits for the requests in flight and forgets them: the driver has reset, their chains are no longer its. */
@@ -314,6 +345,11 @@ public final class VirtioBlk implements VirtioDevice {
             status = S_IOERR;
             written = 0;
         }
+        return completed(r, status, written);
+    }
+
+    /** Sets {@code r}'s status byte; returns the used ring's length for it: the bytes written to the guest and that byte. */
+    private static int completed(BlkRequest r, byte status, long written) {
         r.status().set(JAVA_BYTE, 0, status);
         // The used ring's length is a u32 (held in an int); a chain's buffers can add up to more.
         return (int) Math.min(written + 1, 0xffff_ffffL);
@@ -345,9 +381,7 @@ public final class VirtioBlk implements VirtioDevice {
     /** Reads sectors into, or writes them from, {@code buffers}; requests past the end are I/O errors. */
     private byte transfer(long sector, List<MemorySegment> buffers, boolean write) throws IOException {
         long bytes = Buffers.total(buffers);
-        if (bytes % Disk.SECTOR != 0 || sector < 0 || sector > sectors || bytes / Disk.SECTOR > sectors - sector) {
-            return S_IOERR;
-        }
+        if (!inImage(sector, bytes)) return S_IOERR;
         long at = sector * Disk.SECTOR;
         long moved = write ? file.write(at, buffers) : file.read(at, buffers);
         if (moved < bytes) {
@@ -357,10 +391,17 @@ public final class VirtioBlk implements VirtioDevice {
         return S_OK;
     }
 
+    /** Whether {@code bytes} from {@code sector} are whole sectors, all within the image. */
+    private boolean inImage(long sector, long bytes) {
+        return bytes % Disk.SECTOR == 0 && sector >= 0 && sector <= sectors && bytes / Disk.SECTOR <= sectors - sector;
+    }
+
     /** Waits for the requests in flight, then closes the image. */
     @Override
     public void close() {
         if (io instanceof ExecutorService pool) pool.close();
+        LOG.log(Level.DEBUG, () -> name + ": " + onWorker + " requests carried out on the worker, " + fromCache
+                + " reads from the page cache there, " + handedOn + " on I/O threads");
         file.close();
         if (holes != null) holes.close();
     }

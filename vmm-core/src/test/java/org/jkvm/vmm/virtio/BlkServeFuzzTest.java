@@ -39,7 +39,7 @@ class BlkServeFuzzTest {
         List<Runnable> tasks = new ArrayList<>();
         AtomicInteger wakes = new AtomicInteger();
         VirtioBlk blk = new VirtioBlk("virtio-blk-fuzz", VectoredFile.open(IMAGE, true),
-                SECTORS, false, "fuzz", null, tasks::add, -1); // nothing on the worker: every request is a task
+                SECTORS, false, "fuzz", null, tasks::add, -1, VirtioBlk.CACHED_READ_BYTES); // on the worker only reads the page cache has
         blk.attach(wakes::incrementAndGet);
         try (blk) {
             for (int round = 0; round < 32 && in.more(); round++) {

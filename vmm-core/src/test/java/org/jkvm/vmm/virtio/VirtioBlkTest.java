@@ -1,10 +1,13 @@
 package org.jkvm.vmm.virtio;
 
+import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -291,7 +294,7 @@ class VirtioBlkTest {
 
     /** The same, reads and writes of up to {@code inlineBytes} carried out at once. */
     private VirtioBlk deferred(List<Runnable> tasks, int inlineBytes) throws IOException {
-        return new VirtioBlk("virtio-blk0", VectoredFile.open(image, true), SECTORS, false, "jkvm-test-disk", null, tasks::add, inlineBytes);
+        return new VirtioBlk("virtio-blk0", VectoredFile.open(image, true), SECTORS, false, "jkvm-test-disk", null, tasks::add, inlineBytes, 0);
     }
 
     @Test
@@ -320,19 +323,37 @@ class VirtioBlkTest {
     }
 
     @Test
-    void aThirtyTwoKiBReadOfAnImageInMemoryIsCarriedOutOnTheWorkerAndOfOneOnDiskOnAnIoThread() throws Exception {
+    void aThirtyTwoKiBReadIsCarriedOutOnTheWorkerWhenItsImageIsInMemoryOrItsBytesInThePageCacheAndOnAnIoThreadOtherwise()
+            throws Exception {
         Path shm = Path.of("/dev/shm");
         Assumptions.assumeTrue(Files.isDirectory(shm) && "tmpfs".equals(Files.getFileStore(shm).type()), "no tmpfs at /dev/shm");
         Assumptions.assumeFalse("tmpfs".equals(Files.getFileStore(dir).type()), "the temporary directory is on tmpfs too");
         Path inMemory = Files.createTempFile(shm, "jkvm-blk-test", ".img");
-        Path onDisk = dir.resolve("64k.img");
+        byte[] bytes = new byte[64 << 10];
+        Arrays.fill(bytes, (byte) 0x5a);
         try {
-            for (Path p : List.of(inMemory, onDisk)) Files.write(p, new byte[64 << 10]);
+            Files.write(inMemory, bytes);
+            Path cached = Files.write(dir.resolve("cached.img"), bytes);
+            Path uncached = directlyWritten(dir.resolve("uncached.img"), bytes);
             assertEquals(List.of(), readThirtyTwoKiB(inMemory, "virtio-blk-mem"), "no I/O thread started");
-            assertEquals(List.of("virtio-blk-disk-io0"), readThirtyTwoKiB(onDisk, "virtio-blk-disk"));
+            assertEquals(List.of(), readThirtyTwoKiB(cached, "virtio-blk-cached"), "no I/O thread started");
+            assertEquals(List.of("virtio-blk-uncached-io0"), readThirtyTwoKiB(uncached, "virtio-blk-uncached"));
         } finally {
             Files.delete(inMemory);
         }
+    }
+
+    /** An image of {@code bytes} written with O_DIRECT: on the disk, and none of it in the page cache. */
+    private static Path directlyWritten(Path image, byte[] bytes) throws IOException {
+        long block = Files.getFileStore(image.getParent()).getBlockSize();
+        ByteBuffer b = ByteBuffer.allocateDirect((int) (bytes.length + block)).alignedSlice((int) block);
+        b.put(bytes).flip();
+        try (FileChannel c = FileChannel.open(image, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)) {
+            while (b.hasRemaining()) c.write(b, b.position());
+        } catch (UnsupportedOperationException | IOException e) {
+            Assumptions.abort("O_DIRECT refused in " + image.getParent() + " (" + e + "): an image not in the page cache cannot be made");
+        }
+        return image;
     }
 
     /** Reads 32 KiB from {@code image} through a device {@link VirtioBlk#open} makes; the I/O threads it started. */
@@ -345,6 +366,7 @@ class VirtioBlkTest {
             ram.descriptor(2, STATUS, 1, DESC_F_WRITE, 0);
             ram.offer(0, SIZE);
             assertEquals(VirtioBlk.S_OK, serve(blk));
+            assertEquals(0x5a, ram.get(data + (32 << 10) - 1), "the read's last byte");
             return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).filter(n -> n.startsWith(name + "-io")).toList();
         }
     }

@@ -3110,6 +3110,15 @@ public class KvmX86 extends KvmX86$shared {
     public static int __NR_perf_event_open() {
         return __NR_perf_event_open;
     }
+    private static final int __NR_preadv2 = (int)327L;
+    /**
+     * {@snippet lang=c :
+     * #define __NR_preadv2 327
+     * }
+     */
+    public static int __NR_preadv2() {
+        return __NR_preadv2;
+    }
     private static final int SIGEV_THREAD_ID = (int)4L;
     /**
      * {@snippet lang=c :
@@ -6061,6 +6070,15 @@ public class KvmX86 extends KvmX86$shared {
      */
     public static long TIOCSPTLCK() {
         return TIOCSPTLCK;
+    }
+    private static final int RWF_NOWAIT = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define RWF_NOWAIT 8
+     * }
+     */
+    public static int RWF_NOWAIT() {
+        return RWF_NOWAIT;
     }
 }
 
