@@ -9,15 +9,16 @@
 # round: as "jkvm" without an AOT cache and as "jkvm-aotc" with carried.aot, on the same image;
 # "jkvm-demo" is jkvm-aotc with the java options ./demo runs jkvm with in the emulated host;
 # "base-demo" the same with jkvm-base.jar and its own cache, carried-base.aot (before/after in one host boot).
-# usage: sh inside.sh BOOTS SCRATCH_MB ["FIO_ORDER" ["BOOT_VMMS" [IMAGES_FS]]]   (FIO_ORDER: the fio runs' order,
+# usage: sh inside.sh BOOTS SCRATCH_MB ["FIO_ORDER" ["BOOT_VMMS" [IMAGES_FS [THP]]]]   (FIO_ORDER: the fio runs' order,
 #        default "jkvm qemu base"; BOOT_VMMS: what boots, in the odd rounds' order, default "jkvm jkvm-aotc qemu";
 #        IMAGES_FS: tmpfs, the images in /payload, or ext4: on the host's third disk, /dev/vdc, mounted at /images,
-#        with links to them in /payload)
+#        with links to them in /payload; THP: the transparent huge pages setting to run with, empty for the host's own)
 boots=${1:-3}
 scratch_mb=${2:-320}
 fio_order=${3:-jkvm qemu base}
 boot_vmms=${4:-jkvm jkvm-aotc qemu}
 images_fs=${5:-tmpfs}
+thp=${6:-}
 # ./demo's java options (that file says why)
 . ./demo-java-options.sh
 demo_opts=$JKVM_DEMO_JAVA_OPTS
@@ -37,6 +38,11 @@ echo "INFO uname $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { pri
 echo "INFO java $(java -version 2>&1 | head -n 2 | tail -n 1)"
 . ./qemu-inside.sh
 [ -n "$qemu" ] || exit 1
+thp_file=/sys/kernel/mm/transparent_hugepage/enabled
+if [ -n "$thp" ]; then
+  echo "$thp" >$thp_file || { echo "ERROR cannot set $thp_file to $thp"; exit 1; }
+fi
+echo "INFO transparent huge pages: $(cat $thp_file)"
 images=.
 if [ "$images_fs" = ext4 ]; then
   images=/images
