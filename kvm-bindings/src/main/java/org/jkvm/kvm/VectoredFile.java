@@ -64,10 +64,7 @@ public final class VectoredFile implements AutoCloseable {
      * no such reads, this answers false from the first refusal on.
      */
     public boolean readCached(long offset, List<MemorySegment> buffers) {
-        if (!cachedReads) return false;
-        long total = 0;
-        for (MemorySegment b : buffers) total += b.byteSize();
-        return transfer(offset, buffers, Op.READ_CACHED) == total;
+        return cachedReads && transfer(offset, buffers, Op.READ_CACHED) >= 0;
     }
 
     /**
@@ -88,7 +85,7 @@ public final class VectoredFile implements AutoCloseable {
 
     private enum Op { READ, READ_CACHED, WRITE }
 
-    /** Moves the buffers' bytes; returns how many moved, -1 when a {@link Op#READ_CACHED} call refused. */
+    /** Moves the buffers' bytes; returns how many moved, -1 when a {@link Op#READ_CACHED} call refused or came short. */
     private long transfer(long offset, List<MemorySegment> buffers, Op op) {
         long total = 0;
         for (MemorySegment b : buffers) total += b.byteSize();
@@ -130,7 +127,7 @@ public final class VectoredFile implements AutoCloseable {
             // the iovecs hold bare addresses: the buffers stay reachable until the calls are done
             Reference.reachabilityFence(buffers);
         }
-        return done;
+        return op == Op.READ_CACHED && done < total ? -1 : done;
     }
 
     private void refuseCachedReads(int errno) {
