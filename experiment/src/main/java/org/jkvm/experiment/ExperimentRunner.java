@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
@@ -46,6 +47,12 @@ import org.jkvm.vmm.vcpu.VcpuStats;
  */
 public final class ExperimentRunner {
     private static final System.Logger LOG = System.getLogger(ExperimentRunner.class.getName());
+
+    /**
+     * The host figure of a run's milliseconds from its start, before its VMs are set up, to the last
+     * of its guests' ready lines.
+     */
+    public static final String READY_MS = "ms_to_ready";
 
     private final Kvm kvm;
     private final ExperimentSpec spec;
@@ -106,6 +113,7 @@ public final class ExperimentRunner {
             }
             vms.getFirst().report.guestKernel().ifPresent(g -> kernels.put("guest", g));
             double wall = (System.nanoTime() - t0) / 1e9;
+            readyAfter(t0, vms).ifPresent(ms -> host.put(READY_MS, ms));
             collect(host, vms);
             if (profiled) writeProfiles(run, vms);
             RunKvmStats kvmStats = kvmStats(vms);
@@ -168,6 +176,21 @@ public final class ExperimentRunner {
             launch.stop("interrupted");
             return null;
         }
+    }
+
+    /**
+     * Milliseconds from the run's start ({@code t0}, before its VMs are set up) to the last of its
+     * guests' ready lines: the VMM's set-up and the guests' boot, which a sweep pays in every run;
+     * empty when a guest printed none.
+     */
+    private static OptionalLong readyAfter(long t0, List<VmRun> vms) {
+        long last = t0;
+        for (VmRun r : vms) {
+            OptionalLong at = r.console.readyAt();
+            if (at.isEmpty()) return OptionalLong.empty();
+            last = Math.max(last, at.getAsLong());
+        }
+        return OptionalLong.of((last - t0) / 1_000_000);
     }
 
     /** Host-side figures summed over the run's VMs and vCPUs. */

@@ -22,7 +22,7 @@ import java.util.Objects;
  * @param started     when the run started, or null
  * @param vmValues    each VM's number (one entry per VM)
  * @param host        host statistics, opaque to the report: e.g. exits, steal_ns, pvlock_calls,
- *                    preempted_transitions (a runner flattens nested counts into dotted keys)
+ *                    preempted_transitions, ms_to_ready (a runner flattens nested counts into dotted keys)
  * @param error       why the run failed (guest panic, timeout, no RESULT line), or null
  * @param kernels     which kernels produced the result: "host" (the release of the kernel jkvm ran
  *                    on) and "guest" (the release the guest Image's banner names); empty when unknown

@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
@@ -15,7 +16,9 @@ import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
  * before the workload starts; the root file system's init before a command) and then the first
  * RESULT line ({@link GuestResult}) or {@value #COMMAND_EXIT} line come through,
  * so that the figures cover the workload and not the boot or the power-off. The snapshot is
- * taken on the vCPU thread writing the line, while the guest waits for its console write.
+ * taken on the vCPU thread writing the line, while the guest waits for its console write. It
+ * also notes when the ready line came ({@link #readyAt}): where the boot ends, for the run's
+ * time to ready.
  */
 final class WindowEdges extends OutputStream {
     private static final System.Logger LOG = System.getLogger(WindowEdges.class.getName());
@@ -30,6 +33,7 @@ final class WindowEdges extends OutputStream {
     private Supplier<KvmStatsSnapshot> snapshot;
     private KvmStatsSnapshot start;
     private KvmStatsSnapshot end;
+    private OptionalLong ready = OptionalLong.empty();
 
     /** The two snapshots of a window: as the ready line and as the RESULT (or command's exit) line came through. */
     record Edges(KvmStatsSnapshot start, KvmStatsSnapshot end) {}
@@ -59,6 +63,7 @@ final class WindowEdges extends OutputStream {
     }
 
     private void lineEnded(String text) {
+        if (ready.isEmpty() && text.contains(READY)) ready = OptionalLong.of(System.nanoTime());
         if (snapshot == null || end != null) return;
         try {
             if (start == null && text.contains(READY)) start = snapshot.get();
@@ -74,6 +79,11 @@ final class WindowEdges extends OutputStream {
     /** Everything written, as text. */
     synchronized String text() {
         return console.toString(StandardCharsets.UTF_8);
+    }
+
+    /** When ({@link System#nanoTime}) the first ready line ended, or empty before it has. */
+    synchronized OptionalLong readyAt() {
+        return ready;
     }
 
     /** The workload's edges, or empty when the guest did not print both. */

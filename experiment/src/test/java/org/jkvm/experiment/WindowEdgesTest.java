@@ -69,4 +69,18 @@ class WindowEdgesTest {
         print(unwatched, "JKVM-GUEST-READY cpus=4\nRESULT cpu 5 ops/s higher\n");
         assertTrue(unwatched.edges().isEmpty());
     }
+
+    @Test
+    void theReadyLineIsTimedWhenItEndsWhetherOrNotStatisticsAreWatched() {
+        WindowEdges unwatched = new WindowEdges();
+        print(unwatched, "[    0.5] booting\nJKVM-GUEST-READ");
+        assertTrue(unwatched.readyAt().isEmpty(), "no ready line yet: " + unwatched.readyAt());
+        long before = System.nanoTime();
+        print(unwatched, "Y cpus=2 kernel=6.12\n");
+        long after = System.nanoTime();
+        long at = unwatched.readyAt().orElseThrow();
+        assertTrue(at >= before && at <= after, "the ready line's time " + at + " is not within " + before + ".." + after);
+        print(unwatched, "JKVM-GUEST-READY cpus=2 kernel=6.12\n");
+        assertEquals(at, unwatched.readyAt().orElseThrow(), "the first ready line counts");
+    }
 }

@@ -327,7 +327,9 @@ public final class ExperimentCommand implements Callable<Integer> {
             long ranHere = done - doneAtStart;
             long perRun = (System.nanoTime() - startNanos) / Math.max(1, ranHere);
             long etaSeconds = perRun * (toRunHere - ranHere) / 1_000_000_000L;
-            err.printf("  %s %.1f s%s; %d failed; about %d min %d s left%n", r.ok() ? "done in" : "after", r.wallSeconds(),
+            Number ready = r.host().get(ExperimentRunner.READY_MS);
+            err.printf("  %s %.1f s%s%s; %d failed; about %d min %d s left%n", r.ok() ? "done in" : "after", r.wallSeconds(),
+                    ready == null ? "" : String.format(" (ready after %.1f s)", ready.longValue() / 1000.0),
                     r.ok() ? ", " + r.value() + " " + r.unit() : "", failed, etaSeconds / 60, etaSeconds % 60);
             err.flush();
         }
