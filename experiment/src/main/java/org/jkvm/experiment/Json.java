@@ -1,25 +1,31 @@
 package org.jkvm.experiment;
 
+import java.io.StringWriter;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.PrettyPrinter;
 import tools.jackson.core.SerializableString;
 import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.core.io.CharacterEscapes;
 import tools.jackson.core.io.SerializedString;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.util.DefaultIndenter;
 import tools.jackson.core.util.DefaultPrettyPrinter;
 import tools.jackson.core.util.Separators;
-import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectReader;
-import tools.jackson.databind.ObjectWriter;
-import tools.jackson.databind.SerializationContext;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.exc.InvalidDefinitionException;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.module.SimpleModule;
-import tools.jackson.databind.ser.std.StdSerializer;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * jkvm's one JSON writer and reader (Jackson), for maps, lists, strings, numbers, booleans, enums
@@ -27,34 +33,41 @@ import tools.jackson.databind.ser.std.StdSerializer;
  * {@code experiment plan --json}): two-space indented objects, lists on one line. {@link #line}
  * is one record per line (the results log). Both write a double as {@link #number} does, NaN and
  * the infinities as null, and escape control characters as {@code \}{@code u00xx}.
+ *
+ * <p>Built on Jackson's streaming layer, without databind's {@code JsonMapper}: building a mapper
+ * (its type factory, date formats and modules, none of which these plain values need) took 0.23-0.31 s
+ * on x86 and several seconds of an experiment's start in the emulated arm64 host (bench/sweep/README.md),
+ * where the parser and generator alone take a tenth of that. {@link #read} still answers databind's tree.
  */
 public final class Json {
     private Json() {}
 
-    private static final JsonMapper MAPPER = JsonMapper.builder(JsonFactory.builder().characterEscapes(new Escapes()).build())
-            .addModule(new SimpleModule("jkvm-numbers")
-                    .addSerializer(Double.class, new DoubleForm())
-                    .addSerializer(Double.TYPE, new DoubleForm())
-                    .addSerializer(Float.class, new DoubleForm())
-                    .addSerializer(Float.TYPE, new DoubleForm()))
-            .enable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-            .build();
+    private static final JsonFactory FACTORY = JsonFactory.builder().characterEscapes(new Escapes()).build();
 
-    private static final ObjectWriter PRETTY = MAPPER.writer().with(new DefaultPrettyPrinter(Separators.createDefaultInstance()
-                    .withObjectNameValueSpacing(Separators.Spacing.AFTER)
-                    .withObjectEntrySpacing(Separators.Spacing.NONE)
-                    .withObjectEmptySeparator("")
-                    .withArrayElementSpacing(Separators.Spacing.AFTER)
-                    .withArrayEmptySeparator(""))
-            .withObjectIndenter(new DefaultIndenter("  ", "\n"))
-            .withArrayIndenter(DefaultPrettyPrinter.NopIndenter.instance()));
+    /** A results line: no field twice. */
+    private static final JsonFactory STRICT = FACTORY.rebuild().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
-    private static final ObjectWriter LINE = MAPPER.writer();
+    private static final Separators SEPARATORS = Separators.createDefaultInstance()
+            .withObjectNameValueSpacing(Separators.Spacing.AFTER)
+            .withObjectEntrySpacing(Separators.Spacing.NONE)
+            .withObjectEmptySeparator("")
+            .withArrayElementSpacing(Separators.Spacing.AFTER)
+            .withArrayEmptySeparator("");
 
-    /** A results line: one object, nothing after it, no field twice. */
-    private static final ObjectReader STRICT = MAPPER.reader()
-            .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    /** Objects a member a line, two spaces deeper each level; lists on one line. */
+    private static final ObjectWriteContext PRETTY = new ObjectWriteContext.Base() {
+        @Override
+        public PrettyPrinter getPrettyPrinter() {
+            return new DefaultPrettyPrinter(SEPARATORS)
+                    .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+                    .withArrayIndenter(DefaultPrettyPrinter.NopIndenter.instance());
+        }
+
+        @Override
+        public boolean hasPrettyPrinter() {
+            return true;
+        }
+    };
 
     /** {@code value} indented for reading: objects one member a line, lists on one line. */
     public static String pretty(Object value) {
@@ -63,49 +76,134 @@ public final class Json {
 
     /** {@code value} on one line without spaces (a JSON-lines record). */
     public static String line(Object value) {
-        return write(LINE, value);
+        return write(ObjectWriteContext.empty(), value);
     }
 
-    private static String write(ObjectWriter writer, Object value) {
-        try {
-            return writer.writeValueAsString(value);
-        } catch (InvalidDefinitionException e) {
-            throw new IllegalArgumentException("no JSON form for " + e.getType().getRawClass().getName(), e);
+    private static String write(ObjectWriteContext context, Object value) {
+        StringWriter out = new StringWriter();
+        try (JsonGenerator g = FACTORY.createGenerator(context, out)) {
+            value(g, value);
         }
+        return out.toString();
+    }
+
+    private static void value(JsonGenerator g, Object v) {
+        switch (v) {
+            case null -> g.writeNull();
+            case CharSequence s -> g.writeString(s.toString());
+            case Character c -> g.writeString(c.toString());
+            case Boolean b -> g.writeBoolean(b);
+            case Double d -> number(g, d);
+            case Float f -> number(g, f);
+            case Byte n -> g.writeNumber(n.longValue());
+            case Short n -> g.writeNumber(n.longValue());
+            case Integer n -> g.writeNumber(n.longValue());
+            case Long n -> g.writeNumber(n.longValue());
+            case BigInteger n -> g.writeNumber(n);
+            case BigDecimal n -> g.writeNumber(n);
+            case Enum<?> e -> g.writeString(e.toString());
+            case Optional<?> o -> value(g, o.orElse(null));
+            case Map<?, ?> m -> {
+                g.writeStartObject();
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    g.writeName(String.valueOf(e.getKey()));
+                    value(g, e.getValue());
+                }
+                g.writeEndObject();
+            }
+            case Collection<?> list -> {
+                g.writeStartArray();
+                for (Object o : list) value(g, o);
+                g.writeEndArray();
+            }
+            case Object[] array -> {
+                g.writeStartArray();
+                for (Object o : array) value(g, o);
+                g.writeEndArray();
+            }
+            case long[] array -> {
+                g.writeStartArray();
+                for (long n : array) g.writeNumber(n);
+                g.writeEndArray();
+            }
+            case int[] array -> {
+                g.writeStartArray();
+                for (int n : array) g.writeNumber(n);
+                g.writeEndArray();
+            }
+            case double[] array -> {
+                g.writeStartArray();
+                for (double d : array) number(g, d);
+                g.writeEndArray();
+            }
+            default -> throw new IllegalArgumentException("no JSON form for " + v.getClass().getName());
+        }
+    }
+
+    /** Doubles and floats as {@link #number}, NaN and the infinities as null. */
+    private static void number(JsonGenerator g, double d) {
+        if (Double.isFinite(d)) g.writeNumber(number(d));
+        else g.writeNull();
     }
 
     /**
      * Parses one JSON value filling the whole text.
      *
-     * @throws tools.jackson.core.JacksonException with the line and column of a syntax error
+     * @throws tools.jackson.core.JacksonException with the line and column of a syntax error, a
+     *         field given twice in an object, or text after the value
      */
     public static JsonNode read(String text) {
-        return STRICT.readTree(text);
+        try (JsonParser p = STRICT.createParser(ObjectReadContext.empty(), text)) {
+            JsonToken first = p.nextToken();
+            if (first == null) throw new StreamReadException(p, "No content to map due to end-of-input");
+            JsonNode root = node(p, first);
+            if (p.nextToken() != null) {
+                throw new StreamReadException(p, "Trailing token (of type " + p.currentToken() + ") found after value");
+            }
+            return root;
+        }
+    }
+
+    /** The tree of the value that starts at {@code t}, the parser's current token. */
+    private static JsonNode node(JsonParser p, JsonToken t) {
+        JsonNodeFactory nodes = JsonNodeFactory.instance;
+        return switch (t) {
+            case START_OBJECT -> {
+                ObjectNode o = nodes.objectNode();
+                for (JsonToken k = p.nextToken(); k != JsonToken.END_OBJECT; k = p.nextToken()) {
+                    String name = p.currentName();
+                    o.set(name, node(p, p.nextToken()));
+                }
+                yield o;
+            }
+            case START_ARRAY -> {
+                ArrayNode a = nodes.arrayNode();
+                for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) a.add(node(p, e));
+                yield a;
+            }
+            case VALUE_STRING -> nodes.stringNode(p.getString());
+            case VALUE_NUMBER_INT -> switch (p.getNumberType()) {
+                case INT -> nodes.numberNode(p.getIntValue());
+                case LONG -> nodes.numberNode(p.getLongValue());
+                default -> nodes.numberNode(p.getBigIntegerValue());
+            };
+            case VALUE_NUMBER_FLOAT -> nodes.numberNode(p.getDoubleValue());
+            case VALUE_TRUE -> nodes.booleanNode(true);
+            case VALUE_FALSE -> nodes.booleanNode(false);
+            case VALUE_NULL -> nodes.nullNode();
+            default -> throw new StreamReadException(p, "Unexpected token " + t);
+        };
     }
 
     /** A streaming parser over {@code text}, for a reader that wants each token's place. */
     static JsonParser parser(String text) {
-        return MAPPER.createParser(text);
+        return FACTORY.createParser(ObjectReadContext.empty(), text);
     }
 
     /** A double as JSON: integral values without ".0", others as Java's shortest round-trip form. */
     public static String number(double d) {
         if (d == Math.rint(d) && Math.abs(d) < 1e15) return Long.toString((long) d);
         return Double.toString(d);
-    }
-
-    /** Doubles and floats as {@link #number}, NaN and the infinities as null. */
-    private static final class DoubleForm extends StdSerializer<Number> {
-        DoubleForm() {
-            super(Number.class);
-        }
-
-        @Override
-        public void serialize(Number n, JsonGenerator g, SerializationContext context) {
-            double d = n.doubleValue();
-            if (Double.isFinite(d)) g.writeNumber(number(d));
-            else g.writeNull();
-        }
     }
 
     /** Control characters other than \n, \r, \t, and U+2028/U+2029, as lower-case {@code \}{@code u00xx}. */
