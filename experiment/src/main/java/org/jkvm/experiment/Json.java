@@ -36,8 +36,9 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Built on Jackson's streaming layer, without databind's {@code JsonMapper}: building a mapper
  * (its type factory, date formats and modules, none of which these plain values need) took 0.23-0.31 s
- * on x86 and several seconds of an experiment's start in the emulated arm64 host (bench/sweep/README.md),
- * where the parser and generator alone take a tenth of that. {@link #read} still answers databind's tree.
+ * on x86 and several seconds of an experiment's start in the emulated arm64 host (bench/sweep/README.md);
+ * the first value written this way takes a fifth of the time. {@link #read} still answers databind's
+ * tree, built from the parser's tokens.
  */
 public final class Json {
     private Json() {}
@@ -166,11 +167,13 @@ public final class Json {
 
     /** The tree of the value that starts at {@code t}, the parser's current token. */
     private static JsonNode node(JsonParser p, JsonToken t) {
+        if (t == null) throw new StreamReadException(p, "Unexpected end-of-input in a value");
         JsonNodeFactory nodes = JsonNodeFactory.instance;
         return switch (t) {
             case START_OBJECT -> {
                 ObjectNode o = nodes.objectNode();
                 for (JsonToken k = p.nextToken(); k != JsonToken.END_OBJECT; k = p.nextToken()) {
+                    if (k != JsonToken.PROPERTY_NAME) throw new StreamReadException(p, "Expected a property name, found " + k);
                     String name = p.currentName();
                     o.set(name, node(p, p.nextToken()));
                 }

@@ -113,6 +113,28 @@ class JsonTest {
         assertEquals(3, Json.read("{\"a\": 3}").get("a").intValue());
         assertThrows(tools.jackson.core.JacksonException.class, () -> Json.read("{} {}"));
         assertThrows(tools.jackson.core.JacksonException.class, () -> Json.read("{\"a\": 1, \"a\": 2}"));
+        for (String cut : List.of("", "  ", "{", "{\"a\"", "{\"a\":", "[1,", "[{\"a\": [")) {
+            assertThrows(tools.jackson.core.JacksonException.class, () -> Json.read(cut), "'" + cut + "'");
+        }
+    }
+
+    @Test
+    void readKeepsEachNumberInTheSmallestKindThatHoldsIt() {
+        tools.jackson.databind.JsonNode n = Json.read("{\"i\": -7, \"l\": 12345678901, \"b\": 123456789012345678901234,"
+                + " \"d\": 2.5, \"e\": 1e2, \"s\": \"x\", \"t\": true, \"z\": null, \"a\": [1, {\"k\": false}]}");
+        assertEquals(true, n.get("i").isInt());
+        assertEquals(-7, n.get("i").intValue());
+        assertEquals(true, n.get("l").isLong());
+        assertEquals(12345678901L, n.get("l").longValue());
+        assertEquals(true, n.get("b").isBigInteger());
+        assertEquals(new java.math.BigInteger("123456789012345678901234"), n.get("b").bigIntegerValue());
+        assertEquals(true, n.get("d").isDouble());
+        assertEquals(100.0, n.get("e").doubleValue());
+        assertEquals("x", n.get("s").stringValue());
+        assertEquals(true, n.get("t").booleanValue());
+        assertEquals(true, n.get("z").isNull());
+        assertEquals(false, n.get("a").get(1).get("k").booleanValue());
+        assertEquals("[1,{\"k\":false}]", n.get("a").toString());
     }
 
     @Test
