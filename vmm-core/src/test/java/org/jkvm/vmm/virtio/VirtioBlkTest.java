@@ -334,10 +334,15 @@ class VirtioBlkTest {
         try {
             Files.write(inMemory, bytes);
             Path cached = Files.write(dir.resolve("cached.img"), bytes);
-            Path uncached = directlyWritten(dir.resolve("uncached.img"), bytes);
             assertEquals(List.of(), readThirtyTwoKiB(inMemory, "virtio-blk-mem"), "no I/O thread started");
             assertEquals(List.of(), readThirtyTwoKiB(cached, "virtio-blk-cached"), "no I/O thread started");
-            assertEquals(List.of("virtio-blk-uncached-io0"), readThirtyTwoKiB(uncached, "virtio-blk-uncached"));
+            // The worker's refused try starts the kernel's readahead, which a fast disk on a loaded machine can
+            // finish before the kernel looks again, serving the read: up to ten fresh images, as VectoredFileTest does.
+            List<String> io = List.of();
+            for (int i = 0; i < 10 && io.isEmpty(); i++) {
+                io = readThirtyTwoKiB(directlyWritten(dir.resolve("uncached-" + i + ".img"), bytes), "virtio-blk-uncached" + i);
+            }
+            assertEquals(1, io.size(), "one I/O thread for a read of bytes only on the disk: " + io);
         } finally {
             Files.delete(inMemory);
         }
