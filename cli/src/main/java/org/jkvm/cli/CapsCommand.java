@@ -13,25 +13,31 @@ import org.jkvm.pvlock.PvLockSupport;
 import org.jkvm.vmm.host.HostCapabilities;
 import org.jkvm.vmm.host.HostProbe;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code jkvm caps}: what this host's KVM offers that jkvm cares about. */
-@Command(name = "caps", mixinStandardHelpOptions = true,
-        description = {"Shows what this host's KVM offers that jkvm uses: API version, vCPU and memslot"
-                + " limits, steal time, irqfd/ioeventfd, and on arm64 the IPA size, the SMCCC filter and"
-                + " whether vCPUs accept the PV-time and PV-lock attributes."})
+/**
+ * {@code jkvm caps}: what this host's KVM offers that jkvm cares about. Its picocli model is built
+ * in {@link #spec} rather than from annotations ({@link OptionBinding} says why).
+ */
 final class CapsCommand implements Callable<Integer> {
-    @Spec
     private CommandSpec spec;
-
-    @Option(names = "--json", description = "Print JSON instead of a table.")
     private boolean json;
-
-    @Option(names = "--device", paramLabel = "PATH", description = "The KVM device node (default: ${DEFAULT-VALUE}).")
     private Path device = Kvm.DEFAULT_PATH;
+
+    private CapsCommand() {}
+
+    /** The model of {@code jkvm caps}, its options bound to a new CapsCommand. */
+    static CommandSpec spec() {
+        CapsCommand c = new CapsCommand();
+        c.spec = HelpOptions.command(c, "Shows what this host's KVM offers that jkvm uses: API version, vCPU and"
+                + " memslot limits, steal time, irqfd/ioeventfd, and on arm64 the IPA size, the SMCCC filter and"
+                + " whether vCPUs accept the PV-time and PV-lock attributes.");
+        c.spec.addOption(OptionBinding.flag("--json", () -> c.json, v -> c.json = v)
+                .description("Print JSON instead of a table.").build());
+        c.spec.addOption(OptionBinding.option("--device", "PATH", Path.class, () -> c.device, v -> c.device = v)
+                .description("The KVM device node (default: ${DEFAULT-VALUE}).").build());
+        return c.spec;
+    }
 
     @Override
     public Integer call() {

@@ -1,6 +1,7 @@
 package org.jkvm.cli;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.jkvm.cli.experiment.ExperimentCommand;
 import org.jkvm.kvm.WarmUp;
@@ -13,26 +14,22 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** The {@code jkvm} command; its picocli model is built in {@link #spec} ({@link OptionBinding} says why). */
 public final class Main {
-    /** A subcommand; {@code type} null for run, whose model {@link RunCommand#spec} builds. */
-    private record Subcommand(String name, Class<?> type) {
-        Object model() {
-            return type == null ? RunCommand.spec() : type;
-        }
-    }
+    /** A subcommand and what builds its model: a CommandSpec, or picocli's annotated help command. */
+    private record Subcommand(String name, Supplier<Object> model) {}
 
     /** The subcommand that boots a guest: its command lines warm the KVM side up at once ({@link WarmUp}). */
-    private static final Subcommand RUN = new Subcommand("run", null);
+    private static final Subcommand RUN = new Subcommand("run", RunCommand::spec);
 
     /**
-     * The subcommands in the order help lists them. picocli builds the models of the annotated ones
-     * (all but run) by reflection over their annotations, which costs seconds in the emulated arm64
-     * host: a command line that names one builds that one only.
+     * The subcommands in the order help lists them. Each model costs only when built: a command line
+     * that names one builds that one only, and picocli's help command, the one model read from
+     * annotations (seconds in the emulated arm64 host), is built for help alone.
      */
     private static final List<Subcommand> SUBCOMMANDS = List.of(
             RUN,
-            new Subcommand("caps", CapsCommand.class),
-            new Subcommand("experiment", ExperimentCommand.class),
-            new Subcommand("help", CommandLine.HelpCommand.class));
+            new Subcommand("caps", CapsCommand::spec),
+            new Subcommand("experiment", ExperimentCommand::spec),
+            new Subcommand("help", () -> CommandLine.HelpCommand.class));
 
     /** When main began: logged once --log-level has said whether start-up marks are wanted. */
     private static final long MAIN_ENTERED = System.currentTimeMillis();
@@ -76,7 +73,7 @@ public final class Main {
         CommandLine cl = new CommandLine(spec());
         Subcommand named = named(args);
         for (Subcommand s : SUBCOMMANDS) {
-            if (named == null || named.name().equals("help") || named == s) cl.addSubcommand(s.name(), s.model());
+            if (named == null || named.name().equals("help") || named == s) cl.addSubcommand(s.name(), s.model().get());
         }
         cl.setExecutionExceptionHandler(new ErrorHandler());
         cl.setParameterExceptionHandler(new BadValueHandler(cl.getParameterExceptionHandler()));

@@ -33,7 +33,7 @@ class ExperimentCommandTest {
     static Out run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new ExperimentCommand());
+        CommandLine cl = new CommandLine(ExperimentCommand.spec());
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setExecutionExceptionHandler((e, c, p) -> {

@@ -19,9 +19,9 @@ class RunOutputsTest {
     Path dir;
 
     String check(String... args) throws Exception {
-        CommandLine cl = new CommandLine(new ExperimentCommand());
+        CommandLine cl = new CommandLine(ExperimentCommand.spec());
         cl.parseArgs(args);
-        ExperimentCommand.RunCmd run = cl.getSubcommands().get("run").getCommand();
+        ExperimentRunCommand run = cl.getSubcommands().get("run").getCommand();
         return assertThrows(Exception.class, run::checkOutputs).getMessage();
     }
 
