@@ -23,7 +23,7 @@ public final class Main {
     /**
      * The subcommands in the order help lists them. Each model costs only when built: a command line
      * that names one builds that one only, and picocli's help command, the one model read from
-     * annotations (seconds in the emulated arm64 host), is built for help alone.
+     * annotations (seconds in the emulated arm64 host), is built only for help or no subcommand.
      */
     private static final List<Subcommand> SUBCOMMANDS = List.of(
             RUN,
