@@ -89,8 +89,13 @@ public final class Main {
         return null;
     }
 
-    /** Entry point: runs the command and exits with its code; a failed write to stdout is a failure. */
+    /** Entry point: runs the command and exits with its code. */
     public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs one jkvm command line and answers its exit code; a failed write to stdout is a failure. */
+    static int execute(String[] args) {
         // run's KVM-side start-up work, overlapped with building the command line and parsing it
         if (named(List.of(args)) == RUN) WarmUp.start();
         CommandLine cl = commandLine(List.of(args));
@@ -113,6 +118,6 @@ public final class Main {
             code = new ErrorHandler().handleExecutionException(e, cl, null);
         }
         cl.getErr().flush();
-        System.exit(code);
+        return code;
     }
 }

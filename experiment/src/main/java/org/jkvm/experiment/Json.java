@@ -1,11 +1,8 @@
 package org.jkvm.experiment;
 
 import java.io.StringWriter;
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.util.Collection;
 import java.util.Map;
-import java.util.Optional;
 
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
@@ -28,8 +25,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * jkvm's one JSON writer and reader (Jackson), for maps, lists, strings, numbers, booleans, enums
- * and null. {@link #pretty} is for people and files ({@code caps --json}, {@code --stats-json},
+ * jkvm's one JSON writer and reader (Jackson). The writer takes what jkvm's callers pass: maps,
+ * collections, strings, booleans, {@code Integer}, {@code Long}, {@code Double}, {@code Float}, enums
+ * (by {@code toString}) and null, and refuses anything else. {@link #pretty} is for people and files ({@code caps --json}, {@code --stats-json},
  * {@code experiment plan --json}): two-space indented objects, lists on one line. {@link #line}
  * is one record per line (the results log). Both write a double as {@link #number} does, NaN and
  * the infinities as null, and escape control characters as {@code \}{@code u00xx}.
@@ -92,18 +90,12 @@ public final class Json {
         switch (v) {
             case null -> g.writeNull();
             case CharSequence s -> g.writeString(s.toString());
-            case Character c -> g.writeString(c.toString());
             case Boolean b -> g.writeBoolean(b);
             case Double d -> number(g, d);
             case Float f -> number(g, f);
-            case Byte n -> g.writeNumber(n.longValue());
-            case Short n -> g.writeNumber(n.longValue());
             case Integer n -> g.writeNumber(n.longValue());
             case Long n -> g.writeNumber(n.longValue());
-            case BigInteger n -> g.writeNumber(n);
-            case BigDecimal n -> g.writeNumber(n);
             case Enum<?> e -> g.writeString(e.toString());
-            case Optional<?> o -> value(g, o.orElse(null));
             case Map<?, ?> m -> {
                 g.writeStartObject();
                 for (Map.Entry<?, ?> e : m.entrySet()) {
@@ -115,26 +107,6 @@ public final class Json {
             case Collection<?> list -> {
                 g.writeStartArray();
                 for (Object o : list) value(g, o);
-                g.writeEndArray();
-            }
-            case Object[] array -> {
-                g.writeStartArray();
-                for (Object o : array) value(g, o);
-                g.writeEndArray();
-            }
-            case long[] array -> {
-                g.writeStartArray();
-                for (long n : array) g.writeNumber(n);
-                g.writeEndArray();
-            }
-            case int[] array -> {
-                g.writeStartArray();
-                for (int n : array) g.writeNumber(n);
-                g.writeEndArray();
-            }
-            case double[] array -> {
-                g.writeStartArray();
-                for (double d : array) number(g, d);
                 g.writeEndArray();
             }
             default -> throw new IllegalArgumentException("no JSON form for " + v.getClass().getName());

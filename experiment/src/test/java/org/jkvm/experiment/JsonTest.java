@@ -141,5 +141,8 @@ class JsonTest {
     void unsupportedValuesAreRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Json.pretty(new Object()));
         assertEquals("no JSON form for java.lang.Object", e.getMessage());
+        for (Object v : List.of(new long[] {1}, java.util.Optional.of(1), 'c', new java.math.BigDecimal("1.5"))) {
+            assertThrows(IllegalArgumentException.class, () -> Json.line(List.of(v)), v.getClass().getName());
+        }
     }
 }
