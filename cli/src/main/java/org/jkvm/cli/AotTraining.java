@@ -1,7 +1,6 @@
 package org.jkvm.cli;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -17,22 +16,25 @@ import java.util.List;
  */
 public final class AotTraining {
     /** What separates two command lines. */
-    static final String THEN = "--then";
+    private static final String THEN = "--then";
 
     private AotTraining() {}
 
     /** Runs each command line and exits with the first failure's code, or 0. */
     public static void main(String[] args) {
+        List<List<String>> lines;
         try {
-            System.exit(run(args));
+            lines = commandLines(args);
         } catch (IllegalArgumentException e) {
             System.err.println("jkvm AOT training: " + e.getMessage());
             System.exit(2);
+            return;
         }
+        System.exit(run(lines));
     }
 
-    static int run(String[] args) {
-        for (List<String> line : commandLines(args)) {
+    private static int run(List<List<String>> lines) {
+        for (List<String> line : lines) {
             int code = Main.execute(line.toArray(String[]::new));
             if (code != 0) return code;
         }
@@ -40,16 +42,17 @@ public final class AotTraining {
     }
 
     /** The command lines {@code args} holds, split at each {@link #THEN}. */
-    static List<List<String>> commandLines(String[] args) {
+    private static List<List<String>> commandLines(String[] args) {
+        List<String> all = List.of(args);
         List<List<String>> lines = new ArrayList<>();
         int start = 0;
         for (int i = 0; i <= args.length; i++) {
             if (i == args.length || args[i].equals(THEN)) {
                 if (i == start) {
-                    throw new IllegalArgumentException("an empty command line in " + Arrays.toString(args)
+                    throw new IllegalArgumentException("an empty command line in " + all
                             + ": give jkvm's arguments before, between and after each " + THEN);
                 }
-                lines.add(List.of(args).subList(start, i));
+                lines.add(all.subList(start, i));
                 start = i + 1;
             }
         }

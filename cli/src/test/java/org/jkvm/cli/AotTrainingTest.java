@@ -1,9 +1,6 @@
 package org.jkvm.cli;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Tag;
@@ -18,10 +15,7 @@ class AotTrainingTest {
     record Outcome(int code, String out, String err) {}
 
     static Outcome train(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), AotTraining.class.getName()));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).start();
+        Process p = StdoutTest.java(AotTraining.class, args).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));

@@ -31,12 +31,17 @@ class StdoutTest {
     }
 
     static ProcessBuilder jkvm(String... args) {
+        return java(Main.class, args);
+    }
+
+    /** A JVM of its own running {@code main} with {@code args}, on this test's class path. */
+    static ProcessBuilder java(Class<?> main, String... args) {
         String[] command = new String[args.length + 5];
         command[0] = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         command[1] = "--enable-native-access=ALL-UNNAMED";
         command[2] = "-cp";
         command[3] = System.getProperty("java.class.path");
-        command[4] = Main.class.getName();
+        command[4] = main.getName();
         System.arraycopy(args, 0, command, 5, args.length);
         return new ProcessBuilder(command);
     }

@@ -26,9 +26,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * jkvm's one JSON writer and reader (Jackson). The writer takes what jkvm's callers pass: maps,
- * collections, strings, booleans, {@code Integer}, {@code Long}, {@code Double}, {@code Float}, enums
- * (by {@code toString}) and null, and refuses anything else. {@link #pretty} is for people and files ({@code caps --json}, {@code --stats-json},
- * {@code experiment plan --json}): two-space indented objects, lists on one line. {@link #line}
+ * collections, strings, booleans, {@code Integer}, {@code Long}, {@code Double}, {@code Float},
+ * enums (by {@code toString}) and null, and refuses anything else. {@link #pretty} is for people
+ * and files ({@code caps --json}, {@code --stats-json}, {@code experiment plan --json}): two-space indented objects, lists on one line. {@link #line}
  * is one record per line (the results log). Both write a double as {@link #number} does, NaN and
  * the infinities as null, and escape control characters as {@code \}{@code u00xx}.
  *
