@@ -7,6 +7,7 @@ import java.util.List;
 import org.jkvm.vmm.FuzzInput;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,6 +49,47 @@ final class FuzzedQueue {
         long at = USED - FakeRam.BASE + 4 + 8L * i;
         return new long[] {Integer.toUnsignedLong(ram.memory.get(JAVA_INT_UNALIGNED, at)),
                 Integer.toUnsignedLong(ram.memory.get(JAVA_INT_UNALIGNED, at + 4))};
+    }
+
+    /**
+     * Whether the device's own writes could change the rings or a descriptor table: a device-writable
+     * buffer that the table names, directly or in an indirect table, overlaps them, or an indirect table
+     * lies in the rings. A guest may do that to itself; the device must stay safe, but what the used
+     * ring then says is no longer the device's account alone, so a test reads nothing from it.
+     */
+    boolean deviceMayOverwriteRings() {
+        long ringsEnd = USED + 6 + 8L * queue.size();
+        List<long[]> descriptors = new ArrayList<>();
+        for (int i = 0; i < queue.size(); i++) descriptors.add(descriptor(DESC + (long) VirtQueue.DESC_BYTES * i));
+        List<long[]> protectedRanges = new ArrayList<>(List.of(new long[] {DESC, ringsEnd}));
+        for (long[] d : List.copyOf(descriptors)) {
+            if ((d[2] & VirtQueue.DESC_F_INDIRECT) == 0 || !inside(d[0], d[1])) continue;
+            if (overlaps(d[0], d[1], DESC, ringsEnd)) return true;
+            protectedRanges.add(new long[] {d[0], d[0] + d[1]});
+            for (long at = d[0]; at + VirtQueue.DESC_BYTES <= d[0] + d[1]; at += VirtQueue.DESC_BYTES) descriptors.add(descriptor(at));
+        }
+        for (long[] d : descriptors) {
+            if ((d[2] & VirtQueue.DESC_F_WRITE) == 0) continue;
+            for (long[] r : protectedRanges) {
+                if (overlaps(d[0], d[1], r[0], r[1])) return true;
+            }
+        }
+        return false;
+    }
+
+    /** The descriptor at guest address {@code at}: addr, len, flags. */
+    private long[] descriptor(long at) {
+        long off = at - FakeRam.BASE;
+        return new long[] {ram.memory.get(JAVA_LONG_UNALIGNED, off), Integer.toUnsignedLong(ram.memory.get(JAVA_INT_UNALIGNED, off + 8)),
+                Short.toUnsignedInt(ram.memory.get(JAVA_SHORT_UNALIGNED, off + 12))};
+    }
+
+    private boolean inside(long addr, long length) {
+        return addr >= FakeRam.BASE && length <= RAM && addr - FakeRam.BASE <= RAM - length;
+    }
+
+    private static boolean overlaps(long addr, long length, long from, long to) {
+        return length > 0 && Long.compareUnsigned(addr, to) < 0 && Long.compareUnsigned(from, addr + length) < 0;
     }
 
     /** Every buffer of {@code chain} lies inside the fake guest memory, and the chain fits in the queue (or its table). */
