@@ -1,10 +1,12 @@
 package org.jkvm.experiment;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -141,7 +143,7 @@ class JsonTest {
     void unsupportedValuesAreRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Json.pretty(new Object()));
         assertEquals("no JSON form for java.lang.Object", e.getMessage());
-        for (Object v : List.of(new long[] {1}, java.util.Optional.of(1), 'c', new java.math.BigDecimal("1.5"))) {
+        for (Object v : List.of(new long[] {1}, Optional.of(1), 'c', new BigDecimal("1.5"))) {
             assertThrows(IllegalArgumentException.class, () -> Json.line(List.of(v)), v.getClass().getName());
         }
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.jkvm.vmm.FuzzInput;
+import org.jkvm.vmm.memory.GuestAddressException;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
@@ -84,8 +85,14 @@ final class FuzzedQueue {
                 Short.toUnsignedInt(ram.memory.get(JAVA_SHORT_UNALIGNED, off + 12))};
     }
 
+    /** Whether the fake guest memory holds these bytes, by the bounds the device meets too. */
     private boolean inside(long addr, long length) {
-        return addr >= FakeRam.BASE && length <= RAM && addr - FakeRam.BASE <= RAM - length;
+        try {
+            ram.slice(addr, length);
+            return true;
+        } catch (GuestAddressException e) {
+            return false;
+        }
     }
 
     private static boolean overlaps(long addr, long length, long from, long to) {
