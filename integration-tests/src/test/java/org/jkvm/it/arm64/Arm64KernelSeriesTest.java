@@ -28,6 +28,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("arm64")
 class Arm64KernelSeriesTest {
     private static final String USING = "using PV-lock preempted";
+    /**
+     * The overcommitted boot's command line: quiet, the guest printing the kernel's PV-lock line from its log after
+     * the ready marker. At 4 vCPUs on one host CPU the whole boot log through the 16550 (two exits a byte)
+     * tripled the boot and brought RCU stall reports into nearly every run, and the rare hang of this overcommit
+     * came in those reports (kernel/NOTES.md, 2026-12-04).
+     */
+    private static final String QUIET_USING = "console=ttyS0 panic=-1 quiet "
+            + GuestFixture.command("dmesg | grep '" + USING + "'");
     private static Path pvImage;
     private static Path initrd;
     private static Path probe;
@@ -41,8 +49,12 @@ class Arm64KernelSeriesTest {
     }
 
     private static String guestRun(String mode, String options) {
+        return guestRun(mode, options, "console=ttyS0 panic=-1");
+    }
+
+    private static String guestRun(String mode, String options, String cmdline) {
         return "java -jar jkvm.jar run --kernel pvImage --initrd " + initrd.getFileName() + " --memory 512M --timeout 600"
-                + " --pvlock " + mode + " " + options + " --cmdline 'console=ttyS0 panic=-1'";
+                + " --pvlock " + mode + " " + options + " --cmdline '" + cmdline + "'";
     }
 
     private static Map<String, Steps.Step> run(Steps steps, String hostKernel, Path tmp) throws Exception {
@@ -62,7 +74,7 @@ class Arm64KernelSeriesTest {
         String hog = "taskset -c 0 sh -c 'while :; do :; done' & h=$!";
         Map<String, Steps.Step> out = run(new Steps()
                 .step("caps", "java -jar jkvm.jar caps --json")
-                .step("guest", hog + "; " + guestRun("kernel", "--cpus 4 --pin 0 --stats-json k.json")
+                .step("guest", hog + "; " + guestRun("kernel", "--cpus 4 --pin 0 --stats-json k.json", QUIET_USING)
                         + "; rc=$?; kill $h; cat k.json; exit $rc")
                 .step("probe", "java -jar jkvm.jar run --kernel probe.img --cpus 4 --memory 64M --timeout 300"
                         + " --pvlock kernel --cmdline probe.seconds=1")
