@@ -95,7 +95,7 @@ public class ExitLoop {
         mmio.register("store-counter", MmioWindow.of(STORE, 0x1000), counter);
         // the guest makes neither hypercalls nor system events: no registers, no event mapping
         VcpuLoop loop = new VcpuLoop(vcpu, mmio, new HypercallBus(), null, null, measured, null, null);
-        String figures = measured.run(loop, record);
+        String figures = measured.run(loop, true, record);
         System.out.printf("java-%s %s, checksum %d)%n", record ? "mmio-record" : "mmio", figures, counter.sum);
     }
 

@@ -22,12 +22,13 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * enters again, the C peer's work (hvc_loop_arm64.c). Mode bindings: a loop over jkvm's
  * bindings alone. Mode loop: jkvm's own vCPU loop ({@link VcpuLoop}: exit dispatch,
  * statistics, the hypercall bus, the SMCCC registers) and a handler answering the call, as a
- * VM's PV-lock calls go; it also prints the bytes the vCPU thread allocated per exit. Mode
- * loop-record: loop under what {@code jkvm run --record} turns on (JFR with jkvm's exit
- * events), also counting JFR's allocation samples on the vCPU thread while measured.
- * Prints ns per exit after a warm-up.
+ * VM's PV-lock calls go, timing each exit as {@code --stats-json} and experiments have it do;
+ * it also prints the bytes the vCPU thread allocated per exit. Mode loop-untimed: that loop as
+ * a plain {@code jkvm run} runs it, without the two clock reads an exit. Mode loop-record: loop
+ * under what {@code jkvm run --record} turns on (JFR with jkvm's exit events), also counting
+ * JFR's allocation samples on the vCPU thread while measured. Prints ns per exit after a warm-up.
  *
- * usage: java --enable-native-access=ALL-UNNAMED -cp jkvm.jar:. HvcLoop EXITS [bindings|loop|loop-record]
+ * usage: java --enable-native-access=ALL-UNNAMED -cp jkvm.jar:. HvcLoop EXITS [bindings|loop|loop-untimed|loop-record]
  */
 public class HvcLoop {
     static final long RAM_IPA = 0x4000_0000L;
@@ -40,8 +41,8 @@ public class HvcLoop {
     public static void main(String[] args) throws IOException {
         long exits = args.length > 0 ? Long.parseLong(args[0]) : 20_000;
         String mode = args.length > 1 ? args[1] : "bindings";
-        if (!List.of("bindings", "loop", "loop-record").contains(mode)) {
-            throw new IllegalArgumentException("mode " + mode + ": bindings, loop or loop-record");
+        if (!List.of("bindings", "loop", "loop-untimed", "loop-record").contains(mode)) {
+            throw new IllegalArgumentException("mode " + mode + ": bindings, loop, loop-untimed or loop-record");
         }
         long warmup = Math.max(2_000, exits); // JIT the exit path (slow under TCG)
         try (Kvm kvm = Kvm.open();
@@ -55,7 +56,7 @@ public class HvcLoop {
                 vcpu.setOneReg(KvmArm64.JKVM_REG_ARM64_PSTATE(), KvmArm64.JKVM_ARM64_PSTATE_EL1H_DAIF());
                 vcpu.setOneReg(KvmArm64.JKVM_REG_ARM64_PC(), RAM_IPA);
                 String figures = mode.equals("bindings") ? bindings(vcpu, warmup, exits)
-                        : throughVcpuLoop(vcpu, warmup, exits, mode.equals("loop-record"));
+                        : throughVcpuLoop(vcpu, warmup, exits, !mode.equals("loop-untimed"), mode.equals("loop-record"));
                 long x1 = vcpu.getOneReg(KvmArm64.JKVM_REG_ARM64_X1());
                 System.out.printf("java-%s %s, guest sum %d)%n", mode, figures, x1);
             }
@@ -75,13 +76,15 @@ public class HvcLoop {
         return String.format("%.1f ns/exit (%d exits", (double) (System.nanoTime() - start) / exits, exits);
     }
 
-    private static String throughVcpuLoop(VcpuFd vcpu, long warmup, long exits, boolean record) throws IOException {
+    private static String throughVcpuLoop(VcpuFd vcpu, long warmup, long exits, boolean timed, boolean record)
+            throws IOException {
         MeasuredLoop measured = new MeasuredLoop(warmup, exits);
         HypercallBus hypercalls = new HypercallBus();
         hypercalls.register("pv-lock", FN, 1, (id, function, call) -> {
             call.result(0, 1);
             measured.exited();
         });
-        return measured.run(new VcpuLoop(vcpu, new MmioBus(), hypercalls, new SmcccRegisters(), null, measured, null, null), record);
+        return measured.run(new VcpuLoop(vcpu, new MmioBus(), hypercalls, new SmcccRegisters(), null, measured, null, null),
+                timed, record);
     }
 }

@@ -21,10 +21,10 @@ import org.jkvm.vmm.vcpu.VcpuLoop;
  * reach calls {@link #exited} each time; from inside the one run of the loop, so the measurement
  * sees the loop as a VM's life does (compiled once, never left), it marks halfway through the
  * warm-up (so the JIT has seen a mark before it compiles the loop), at the warm-up's end and at
- * the end: the clock, the loop's time outside KVM_RUN, the bytes the vCPU thread allocated.
- * With {@code record}, the loop runs under what {@code jkvm run --record} turns on (a JFR
- * recording with the default settings and jkvm's periodic exit events), and JFR's allocation
- * samples on the vCPU thread while measured are counted.
+ * the end: the clock, the loop's time outside KVM_RUN (where it times its exits), the bytes the
+ * vCPU thread allocated. With {@code record}, the loop runs under what {@code jkvm run --record}
+ * turns on (a JFR recording with the default settings and jkvm's periodic exit events), and JFR's
+ * allocation samples on the vCPU thread while measured are counted.
  */
 final class MeasuredLoop implements MachineControl {
     private final long exits;
@@ -56,11 +56,13 @@ final class MeasuredLoop implements MachineControl {
     }
 
     /**
-     * Runs {@code vcpuLoop} (built with this as its machine) to the end; returns "N ns/exit (E
-     * exits, O ns/exit in jkvm outside KVM_RUN, A B/exit allocated[, the recording's figures]".
+     * Runs {@code vcpuLoop} (built with this as its machine) to the end, timing its exits if
+     * {@code timed} (as {@code --stats-json} and experiments do); returns "N ns/exit (E exits, O
+     * ns/exit in jkvm outside KVM_RUN or 'exits not timed', A B/exit allocated[, the recording's figures]".
      */
-    String run(VcpuLoop vcpuLoop, boolean record) throws IOException {
+    String run(VcpuLoop vcpuLoop, boolean timed, boolean record) throws IOException {
         loop = vcpuLoop;
+        if (timed) vcpuLoop.timeExits();
         String jfr = "";
         if (record) {
             Path file = Files.createTempFile("exit-loop", ".jfr");
@@ -77,8 +79,10 @@ final class MeasuredLoop implements MachineControl {
             vcpuLoop.run();
         }
         if (outcome != null) throw new IllegalStateException("the VM ended: " + outcome);
-        return String.format("%.1f ns/exit (%d exits, %.1f ns/exit in jkvm outside KVM_RUN, %.2f B/exit allocated%s",
-                measured(clock) / exits, exits, measured(outside) / exits, measured(allocated) / exits, jfr);
+        String outsideRun = timed ? String.format("%.1f ns/exit in jkvm outside KVM_RUN", measured(outside) / exits)
+                : "exits not timed";
+        return String.format("%.1f ns/exit (%d exits, %s, %.2f B/exit allocated%s",
+                measured(clock) / exits, exits, outsideRun, measured(allocated) / exits, jfr);
     }
 
     /** What {@code figure} grew by over the measured exits. */

@@ -195,6 +195,7 @@ final class RunCommand implements Callable<Integer> {
              Kvm kvm = Kvm.open();
              Launch launch = Launch.prepare(kvm, config, console, attach)) {
             Arm64Vm vm = launch.vm();
+            if (stats != null) vm.timeExits(); // only --stats-json reports the times
             PvLockDevice pvLock = launch.extension(PvLockDevice.class);
             SetUpLines.print(err, config, vm, pvLock, resultsPort);
             Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));

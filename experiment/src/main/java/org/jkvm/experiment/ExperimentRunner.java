@@ -98,6 +98,7 @@ public final class ExperimentRunner {
                 VmRun r = new VmRun();
                 vms.add(r);
                 r.launch = Launch.prepare(kvm, config, r.console, attach);
+                r.launch.vm().timeExits(); // the report's time inside and outside KVM_RUN
                 r.console.watch(r.launch.kvmStatistics()::snapshot);
             }
             List<Thread> threads = new ArrayList<>();

@@ -10,7 +10,8 @@ import org.jkvm.kvm.ExitReason;
 
 /**
  * One vCPU's counters: exits by reason, time inside KVM_RUN (the guest, or KVM on its behalf)
- * against time outside it (jkvm handling exits), and the thread's scheduler times over its life.
+ * against time outside it (jkvm handling exits) where the loop times its exits, and the thread's
+ * scheduler times over its life.
  * Written only by the vCPU's thread; read once it has stopped, except {@link #exitsNow}, which
  * another thread may call while the vCPU runs.
  */
@@ -68,12 +69,12 @@ public final class VcpuStats {
         return n;
     }
 
-    /** Nanoseconds spent inside KVM_RUN. */
+    /** Nanoseconds spent inside KVM_RUN; 0 unless the loop timed its exits ({@link VcpuLoop#timeExits}). */
     public long nanosInKvmRun() {
         return nanosInKvmRun;
     }
 
-    /** Nanoseconds spent in jkvm between KVM_RUN calls. */
+    /** Nanoseconds spent in jkvm between KVM_RUN calls; 0 unless the loop timed its exits. */
     public long nanosOutside() {
         return nanosOutside;
     }

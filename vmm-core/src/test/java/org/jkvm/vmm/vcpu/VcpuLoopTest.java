@@ -231,6 +231,48 @@ class VcpuLoopTest {
         assertEquals(List.of("first 3", "second 3"), told);
     }
 
+    @Test
+    void aTimedLoopSplitsItsTimeBetweenTheGuestAndItsExitsAndAnUntimedOneCountsTheSameExitsWithoutTimes() {
+        mmio.register("uart", MmioWindow.of(UART, 0x1000), slowDevice());
+        VcpuLoop timedLoop = new ScriptedVcpu(0, machine).repeat(1, ExitReason.INTR, v -> pause())
+                .mmioWrite(UART, 1, 0x41).loop(mmio, hypercalls, NO_EVENTS).timeExits();
+        timedLoop.run();
+        VcpuStats timed = timedLoop.stats();
+        assertTrue(timed.nanosInKvmRun() >= PAUSE_NANOS, "inside KVM_RUN: " + timed.nanosInKvmRun() + " ns");
+        assertTrue(timed.nanosOutside() >= PAUSE_NANOS, "outside KVM_RUN: " + timed.nanosOutside() + " ns");
+
+        VcpuStats untimed = run(new ScriptedVcpu(0, new RecordingMachine()).repeat(1, ExitReason.INTR, v -> pause())
+                .mmioWrite(UART, 1, 0x41)).stats();
+        assertEquals(timed.exitsByReason(), untimed.exitsByReason());
+        assertEquals(0, untimed.nanosInKvmRun());
+        assertEquals(0, untimed.nanosOutside());
+    }
+
+    static final long PAUSE_NANOS = 20_000_000;
+
+    private static void pause() {
+        try {
+            Thread.sleep(PAUSE_NANOS / 1_000_000);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A device whose writes take {@link #PAUSE_NANOS}: the vCPU's time outside KVM_RUN. */
+    private static MmioDevice slowDevice() {
+        return new MmioDevice() {
+            @Override
+            public long read(int vcpu, long offset, int size) {
+                return 0;
+            }
+
+            @Override
+            public void write(int vcpu, long offset, int size, long value) {
+                pause();
+            }
+        };
+    }
+
     private static VcpuRunListener interruptions(String name, List<String> told) {
         return new VcpuRunListener() {
             @Override

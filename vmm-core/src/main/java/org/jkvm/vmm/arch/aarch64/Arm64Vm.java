@@ -86,6 +86,7 @@ public final class Arm64Vm implements AutoCloseable {
     private BootLayout boot;
     private Duration setupTime;
     private VcpuRunListener runListener;
+    private boolean timeExits;
     private CompletableFuture<Optional<String>> guestKernelRelease;
 
     private Arm64Vm(Kvm kvm, VmConfig config, OutputStream consoleOut) {
@@ -303,6 +304,14 @@ public final class Arm64Vm implements AutoCloseable {
         this.runListener = runListener == null ? listener : VcpuRunListener.both(runListener, listener);
     }
 
+    /**
+     * Has every vCPU time its stays inside and outside KVM_RUN ({@link VcpuLoop#timeExits}), for a
+     * front end that reports them; call before {@link #run}.
+     */
+    public void timeExits() {
+        timeExits = true;
+    }
+
     /** The configuration it was built from. */
     public VmConfig config() {
         return config;
@@ -314,7 +323,8 @@ public final class Arm64Vm implements AutoCloseable {
         SmcccRegisters regs = new SmcccRegisters();
         PsciEvents events = new PsciEvents(panicWatcher);
         for (VcpuFd v : vcpus) {
-            t.addLoop(new VcpuLoop(v, mmio, hypercalls, regs, events, t, config.pin(), runListener));
+            VcpuLoop loop = new VcpuLoop(v, mmio, hypercalls, regs, events, t, config.pin(), runListener);
+            t.addLoop(timeExits ? loop.timeExits() : loop);
         }
         threads = t; // published whole: a sampler on another thread reads its counters as it runs
         t.start();
