@@ -25,6 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class VcpuLoopTest {
     static final long UART = 0x0900_0000L;
     static final long PV_LOCK = 0xC600_0002L;
+    /** How long {@link #pause} takes: in the scripted guest or in a device. */
+    static final long PAUSE_NANOS = 20_000_000;
     static final SystemEvents NO_EVENTS = (type, vcpu) -> {
         throw new AssertionError("system event " + type + " on vcpu " + vcpu);
     };
@@ -247,8 +249,6 @@ class VcpuLoopTest {
         assertEquals(0, untimed.nanosInKvmRun());
         assertEquals(0, untimed.nanosOutside());
     }
-
-    static final long PAUSE_NANOS = 20_000_000;
 
     private static void pause() {
         try {
