@@ -95,7 +95,7 @@ public final class VcpuLoop implements Runnable {
     }
 
     private void loop() {
-        boolean timed = this.timed;
+        boolean timed = this.timed; // set before the thread started: one read serves the whole loop
         long left = timed ? System.nanoTime() : 0;
         while (!machine.stopping()) {
             if (listener != null) listener.entering(id);

@@ -25,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class VcpuLoopTest {
     static final long UART = 0x0900_0000L;
     static final long PV_LOCK = 0xC600_0002L;
-    /** How long {@link #pause} takes: in the scripted guest or in a device. */
-    static final long PAUSE_NANOS = 20_000_000;
+    /** How long the scripted guest stays in KVM_RUN, and a slow device's write, in the timing test. */
+    static final long GUEST_MILLIS = 60, DEVICE_MILLIS = 20;
     static final SystemEvents NO_EVENTS = (type, vcpu) -> {
         throw new AssertionError("system event " + type + " on vcpu " + vcpu);
     };
@@ -236,29 +236,31 @@ class VcpuLoopTest {
     @Test
     void aTimedLoopSplitsItsTimeBetweenTheGuestAndItsExitsAndAnUntimedOneCountsTheSameExitsWithoutTimes() {
         mmio.register("uart", MmioWindow.of(UART, 0x1000), slowDevice());
-        VcpuLoop timedLoop = new ScriptedVcpu(0, machine).repeat(1, ExitReason.INTR, v -> pause())
+        VcpuLoop timedLoop = new ScriptedVcpu(0, machine).repeat(1, ExitReason.INTR, v -> pause(GUEST_MILLIS))
                 .mmioWrite(UART, 1, 0x41).loop(mmio, hypercalls, NO_EVENTS).timeExits();
         timedLoop.run();
         VcpuStats timed = timedLoop.stats();
-        assertTrue(timed.nanosInKvmRun() >= PAUSE_NANOS, "inside KVM_RUN: " + timed.nanosInKvmRun() + " ns");
-        assertTrue(timed.nanosOutside() >= PAUSE_NANOS, "outside KVM_RUN: " + timed.nanosOutside() + " ns");
+        // Sleeps last at least what they ask, so lower bounds hold; the two differ, so swapped figures fail.
+        assertTrue(timed.nanosInKvmRun() >= GUEST_MILLIS * 1_000_000, "inside KVM_RUN: " + timed.nanosInKvmRun() + " ns");
+        assertTrue(timed.nanosOutside() >= DEVICE_MILLIS * 1_000_000, "outside KVM_RUN: " + timed.nanosOutside() + " ns");
+        assertTrue(timed.nanosInKvmRun() > timed.nanosOutside(), timed.nanosInKvmRun() + " ns inside, " + timed.nanosOutside() + " outside");
 
-        VcpuStats untimed = run(new ScriptedVcpu(0, new RecordingMachine()).repeat(1, ExitReason.INTR, v -> pause())
+        VcpuStats untimed = run(new ScriptedVcpu(0, new RecordingMachine()).repeat(1, ExitReason.INTR, v -> pause(GUEST_MILLIS))
                 .mmioWrite(UART, 1, 0x41)).stats();
         assertEquals(timed.exitsByReason(), untimed.exitsByReason());
         assertEquals(0, untimed.nanosInKvmRun());
         assertEquals(0, untimed.nanosOutside());
     }
 
-    private static void pause() {
+    private static void pause(long millis) {
         try {
-            Thread.sleep(PAUSE_NANOS / 1_000_000);
+            Thread.sleep(millis);
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }
     }
 
-    /** A device whose writes take {@link #PAUSE_NANOS}: the vCPU's time outside KVM_RUN. */
+    /** A device whose writes take {@link #DEVICE_MILLIS}: the vCPU's time outside KVM_RUN. */
     private static MmioDevice slowDevice() {
         return new MmioDevice() {
             @Override
@@ -268,7 +270,7 @@ class VcpuLoopTest {
 
             @Override
             public void write(int vcpu, long offset, int size, long value) {
-                pause();
+                pause(DEVICE_MILLIS);
             }
         };
     }
