@@ -28,13 +28,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("arm64")
 class Arm64KernelSeriesTest {
     private static final String USING = "using PV-lock preempted";
+    /** The guest's command line: its console on the 16550, a panic ends the run. */
+    private static final String CONSOLE = "console=ttyS0 panic=-1";
     /**
      * The overcommitted boot's command line: quiet, the guest printing the kernel's PV-lock line from its log after
      * the ready marker. At 4 vCPUs on one host CPU the whole boot log through the 16550 (two exits a byte)
      * tripled the boot and brought RCU stall reports into nearly every run, and the rare hang of this overcommit
      * came in those reports (kernel/NOTES.md, 2026-12-04).
      */
-    private static final String QUIET_USING = "console=ttyS0 panic=-1 quiet "
+    private static final String QUIET_USING = CONSOLE + " quiet "
             + GuestFixture.command("dmesg | grep '" + USING + "'");
     private static Path pvImage;
     private static Path initrd;
@@ -49,7 +51,7 @@ class Arm64KernelSeriesTest {
     }
 
     private static String guestRun(String mode, String options) {
-        return guestRun(mode, options, "console=ttyS0 panic=-1");
+        return guestRun(mode, options, CONSOLE);
     }
 
     private static String guestRun(String mode, String options, String cmdline) {
