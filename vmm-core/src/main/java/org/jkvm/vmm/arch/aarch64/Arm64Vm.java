@@ -307,8 +307,11 @@ public final class Arm64Vm implements AutoCloseable {
     /**
      * Has every vCPU time its stays inside and outside KVM_RUN ({@link VcpuLoop#timeExits}), for a
      * front end that reports them; call before {@link #run}.
+     *
+     * @throws IllegalStateException after {@link #run} has started the vCPUs' loops, untimed
      */
     public void timeExits() {
+        if (threads != null) throw new IllegalStateException("timeExits() after run(): the vCPUs already run untimed");
         timeExits = true;
     }
 
