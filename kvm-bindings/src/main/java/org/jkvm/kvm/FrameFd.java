@@ -20,7 +20,6 @@ public final class FrameFd implements AutoCloseable {
     private final int fd;
     private final String what;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment readIov = Iovecs.allocate(arena, MAX_BUFFERS);
     private final MemorySegment writeIov = Iovecs.allocate(arena, MAX_BUFFERS);
     private final MemorySegment pollFds = arena.allocate(2 * Libc.POLLFD_BYTES, 8);
     private boolean closed;
@@ -48,13 +47,14 @@ public final class FrameFd implements AutoCloseable {
     }
 
     /**
-     * Reads the next frame into {@code buffers}, in order; returns its length, or -1 when no frame
-     * is waiting. A frame longer than the buffers is cut short (a socket) or lost with an error (a
-     * tap: EFAULT, EINVAL), which is a {@link KvmException} carrying the errno.
+     * Reads the next frame into the queued {@code buffers}, in order, leaving the queue as it is;
+     * returns the frame's length, or -1 when no frame is waiting. A frame longer than the buffers
+     * is cut short (a socket) or lost with an error (a tap: EFAULT, EINVAL), which is a
+     * {@link KvmException} carrying the errno.
      */
-    public long read(List<MemorySegment> buffers) {
-        int n = fill(readIov, buffers);
-        long r = Libc.readv(fd, readIov, n);
+    public long read(IovecQueue buffers) {
+        int n = buffers.size();
+        long r = Libc.readv(fd, buffers.entries(), buffers.firstOffset(), n);
         if (r >= 0) return r;
         int errno = Libc.errno();
         if (errno == Libc.EAGAIN) return -1;
@@ -66,18 +66,13 @@ public final class FrameFd implements AutoCloseable {
      * Any other failure (a malformed frame, a tap that is down) is a {@link KvmException}.
      */
     public boolean write(List<MemorySegment> buffers) {
-        int n = fill(writeIov, buffers);
+        int n = buffers.size();
+        if (n > MAX_BUFFERS) throw new IllegalArgumentException(n + " buffers: a frame spans at most " + MAX_BUFFERS);
+        for (int i = 0; i < n; i++) Iovecs.set(writeIov, i, buffers.get(i));
         if (Libc.writev(fd, writeIov, n) >= 0) return true;
         int errno = Libc.errno();
         if (errno == Libc.EAGAIN) return false;
         throw new KvmException("writev", what + ", " + n + " buffers", errno);
-    }
-
-    private static int fill(MemorySegment iov, List<MemorySegment> buffers) {
-        int n = buffers.size();
-        if (n > MAX_BUFFERS) throw new IllegalArgumentException(n + " buffers: a frame spans at most " + MAX_BUFFERS);
-        for (int i = 0; i < n; i++) Iovecs.set(iov, i, buffers.get(i));
-        return n;
     }
 
     /**

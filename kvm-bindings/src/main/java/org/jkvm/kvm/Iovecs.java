@@ -35,10 +35,15 @@ final class Iovecs {
         return arena.allocate(BYTES * Math.max(count, 1), 8);
     }
 
+    /** The byte offset of entry {@code index} in an array of them. */
+    static long offset(int index) {
+        return index * BYTES;
+    }
+
     /** Sets entry {@code index} of {@code iov} to describe all of {@code buffer}, a native segment. */
     static void set(MemorySegment iov, int index, MemorySegment buffer) {
         if (!buffer.isNative()) throw new IllegalArgumentException("an iovec describes native memory, not a heap segment");
-        iov.set(WORD, index * BYTES + BASE_AT, buffer.address());
-        iov.set(WORD, index * BYTES + LEN_AT, buffer.byteSize());
+        iov.set(WORD, offset(index) + BASE_AT, buffer.address());
+        iov.set(WORD, offset(index) + LEN_AT, buffer.byteSize());
     }
 }

@@ -322,9 +322,9 @@ final class Libc {
         return (int) syscall(attr, NR_PERF_EVENT_OPEN, address(attr), pid, cpu, groupFd, flags, 0);
     }
 
-    /** readv(2) into {@code count} consecutive struct iovec. Does not allocate. */
-    static long readv(int fd, MemorySegment iov, int count) {
-        return syscall(iov, NR_READV, fd, address(iov), count, 0, 0, 0);
+    /** readv(2) into {@code count} consecutive struct iovec from byte {@code from} of {@code iov}. Does not allocate. */
+    static long readv(int fd, MemorySegment iov, long from, int count) {
+        return syscall(iov, NR_READV, fd, address(iov) + from, count, 0, 0, 0);
     }
 
     /** writev(2) from {@code count} consecutive struct iovec. Does not allocate. */

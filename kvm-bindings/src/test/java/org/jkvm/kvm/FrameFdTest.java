@@ -25,11 +25,11 @@ class FrameFdTest {
             assertTrue(a.write(List.of(one, two)));
             assertTrue(a.write(List.of(two)));
             MemorySegment x = arena.allocate(2), y = arena.allocate(8);
-            assertEquals(5, b.read(List.of(x, y)));
+            assertEquals(5, b.read(IovecQueue.of(x, y)));
             assertArrayEquals(new byte[] {1, 2}, x.toArray(JAVA_BYTE));
             assertArrayEquals(new byte[] {3, 4, 5}, y.asSlice(0, 3).toArray(JAVA_BYTE));
-            assertEquals(2, b.read(List.of(y)));
-            assertEquals(-1, b.read(List.of(y)));
+            assertEquals(2, b.read(IovecQueue.of(y)));
+            assertEquals(-1, b.read(IovecQueue.of(y)));
         }
     }
 

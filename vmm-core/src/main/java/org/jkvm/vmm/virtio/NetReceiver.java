@@ -4,11 +4,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
 import org.jkvm.kvm.FrameFd;
+import org.jkvm.kvm.IovecQueue;
 import org.jkvm.kvm.KvmException;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -23,7 +23,10 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * descriptor its queue holds, or they span as many buffers as one read may), the frame then being lost
  * if it is longer. All frames the tap has for the chains are read in one pass, so the transport
  * raises one interrupt per batch. What is allocated is per chain taken (the queue's record of it
- * and a holder), not per frame read: the worker reads thousands of frames a second.
+ * and a holder), not per frame read: the worker reads thousands of frames a second. For the same
+ * reason the held chains' buffers stay laid out for the read ({@link IovecQueue}) from frame to
+ * frame: a frame fills a few of the 64 KiB of chains held for it, and only the chains taken
+ * after it are laid out for the next (bench/net/README.md, 2026-12-04).
  *
  * <p>Used by the worker thread, and by the transport's register writes with its lock held.
  */
@@ -34,10 +37,14 @@ final class NetReceiver {
 
     private final FrameFd frames;
     private final Consumer<String> drop;
-    /** Chains taken from the queue that no frame has filled yet, in the driver's order; cleared by a reset. */
+    /** Chains taken from the queue that no frame has filled yet, in the driver's order, but {@link #waiting}; cleared by a reset. */
     private final ArrayDeque<Held> held = new ArrayDeque<>();
-    /** The buffers the next frame is read into, refilled for each frame. */
-    private final List<MemorySegment> into = new ArrayList<>();
+    /** The buffers of the {@link #held} chains, in order: what the next frame is read into. */
+    private final IovecQueue into = new IovecQueue(FrameFd.MAX_BUFFERS);
+    /** The bytes the held chains can take. */
+    private long heldBytes;
+    /** A chain taken whose buffers did not fit beside the held ones' in one read, or null: held once a frame has taken some. */
+    private Held waiting;
     private boolean merge;
     /** Whether the held chains wait for a frame from the tap (rather than for more chains). */
     private volatile boolean waitsForFrame;
@@ -52,6 +59,9 @@ final class NetReceiver {
     void reset(boolean merge) {
         this.merge = merge;
         held.clear();
+        into.clear();
+        heldBytes = 0;
+        waiting = null;
         waitsForFrame = false;
     }
 
@@ -65,7 +75,7 @@ final class NetReceiver {
         boolean used = false;
         int failures = 0;
         while (true) {
-            List<MemorySegment> into = take(queue);
+            IovecQueue into = take(queue);
             waitsForFrame = into != null;
             if (into == null) return used; // the driver notifies when it adds chains
             long n;
@@ -92,40 +102,45 @@ final class NetReceiver {
      * Takes chains from the queue until those held can take a frame; returns their buffers, or
      * null when the driver has to make more chains available first.
      */
-    private List<MemorySegment> take(VirtQueue queue) throws VirtioException {
+    private IovecQueue take(VirtQueue queue) throws VirtioException {
         if (!merge) {
             if (held.isEmpty()) {
                 Held h = checked(queue.next(), NetHeader.BYTES + NetHeader.ETH_BYTES);
                 if (h == null) return null;
-                held.add(h);
+                hold(h);
             }
-            return held.peek().chain.writable();
+            return into;
         }
-        into.clear();
-        long bytes = 0;
-        for (Held h : held) {
-            // enough for the longest frame: the rest stay held, unread into, for the next one
-            if (bytes >= MAX_BYTES || into.size() + h.chain.writable().size() > FrameFd.MAX_BUFFERS) return into;
-            addBuffers(h);
-            bytes += h.bytes;
+        if (waiting != null) {
+            if (!fits(waiting)) return into;
+            hold(waiting);
+            waiting = null;
         }
-        // Direct chains take a descriptor per buffer: once the held ones have as many as the
-        // queue, the driver has no chain left to add.
-        while (bytes < MAX_BYTES && into.size() < queue.size()) {
+        // Enough for the longest frame. Direct chains take a descriptor per buffer: once the held
+        // ones have as many as the queue, the driver has no chain left to add.
+        while (heldBytes < MAX_BYTES && into.size() < queue.size()) {
             Held h = checked(queue.next(), NetHeader.BYTES);
             if (h == null) return null;
-            held.add(h);
-            if (into.size() + h.chain.writable().size() > FrameFd.MAX_BUFFERS) return into;
-            addBuffers(h);
-            bytes += h.bytes;
+            if (!fits(h)) {
+                waiting = h;
+                return into;
+            }
+            hold(h);
         }
         return into;
     }
 
-    /** Appends the chain's buffers to {@link #into} (by index: an iterator would be an object per chain). */
-    private void addBuffers(Held h) {
+    /** Whether the chain's buffers fit beside the held ones' in one read. */
+    private boolean fits(Held h) {
+        return into.size() + h.chain.writable().size() <= FrameFd.MAX_BUFFERS;
+    }
+
+    /** Holds the chain, its buffers laid out after the held ones' (by index: an iterator would be an object per chain). */
+    private void hold(Held h) {
+        held.add(h);
         List<MemorySegment> w = h.chain.writable();
         for (int i = 0; i < w.size(); i++) into.add(w.get(i));
+        heldBytes += h.bytes;
     }
 
     /** {@code c} held, or null; a chain the device may not write into, or too short for {@code least} bytes, breaks the protocol. */
@@ -165,6 +180,8 @@ final class NetReceiver {
             long written = Math.min(left, h.bytes);
             queue.addUsed(h.chain.head(), (int) written);
             left -= written;
+            into.removeFirst(h.chain.writable().size());
+            heldBytes -= h.bytes;
         }
         queue.publishUsed();
     }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.jkvm.kvm.EventFd;
 import org.jkvm.kvm.FrameFd;
+import org.jkvm.kvm.IovecQueue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -112,7 +113,7 @@ class VirtioMmioTest {
             @Override public void negotiated(long features) { negotiated.add(features); }
             @Override public boolean awaitWork(EventFd doorbell) { return input[1].awaitReadable(doorbell, -1); }
             @Override public boolean serve(int index, VirtQueue queue) {
-                if (input[1].read(List.of(frame)) > 0) served.release();
+                if (input[1].read(IovecQueue.of(frame)) > 0) served.release();
                 return false;
             }
             @Override public void close() {

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jkvm.kvm.EventFd;
 import org.jkvm.kvm.FrameFd;
+import org.jkvm.kvm.IovecQueue;
 import org.jkvm.kvm.Tap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -73,7 +74,7 @@ class VirtioNetTest {
     private byte[] peerRead() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(1 << 16);
-            long n = peer.read(List.of(buf));
+            long n = peer.read(IovecQueue.of(buf));
             return n < 0 ? null : buf.asSlice(0, n).toArray(JAVA_BYTE);
         }
     }
