@@ -30,7 +30,7 @@ public final class IovecQueue {
         this.entries = Iovecs.allocate(Arena.ofAuto(), slots);
     }
 
-    /** A queue holding {@code buffers}, native segments, in order, and room for no more. */
+    /** A queue holding {@code buffers}, native segments, in order, with room for no more (for one, if none is given). */
     public static IovecQueue of(MemorySegment... buffers) {
         IovecQueue q = new IovecQueue(Math.max(buffers.length, 1));
         for (MemorySegment b : buffers) q.add(b);
@@ -45,13 +45,14 @@ public final class IovecQueue {
     /** Appends {@code buffer}, a native segment. */
     public void add(MemorySegment buffer) {
         int size = size();
-        if (size == capacity) throw new IllegalStateException("the iovec queue already holds its " + capacity + " buffers");
+        if (size == capacity) throw new IllegalStateException("the iovec queue is full: it holds at most " + capacity + " buffers");
         if (end == slots) {
             MemorySegment.copy(entries, Iovecs.offset(first), entries, 0, Iovecs.offset(size));
             first = 0;
             end = size;
         }
-        Iovecs.set(entries, end++, buffer);
+        Iovecs.set(entries, end, buffer); // first: a refused buffer leaves the queue as it was
+        end++;
     }
 
     /** Removes the first {@code count} buffers. */

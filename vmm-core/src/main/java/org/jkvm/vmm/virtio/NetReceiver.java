@@ -26,7 +26,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * and a holder), not per frame read: the worker reads thousands of frames a second. For the same
  * reason the held chains' buffers stay laid out for the read ({@link IovecQueue}) from frame to
  * frame: a frame fills a few of the 64 KiB of chains held for it, and only the chains taken
- * after it are laid out for the next (bench/net/README.md, 2026-12-04).
+ * after it are laid out for the next (measured at no gain in the emulated host, where the
+ * per-frame code runs interpreted either way: bench/net/README.md, 2026-12-04).
  *
  * <p>Used by the worker thread, and by the transport's register writes with its lock held.
  */
@@ -37,14 +38,12 @@ final class NetReceiver {
 
     private final FrameFd frames;
     private final Consumer<String> drop;
-    /** Chains taken from the queue that no frame has filled yet, in the driver's order, but {@link #waiting}; cleared by a reset. */
+    /** Chains taken from the queue that no frame has filled yet, in the driver's order; cleared by a reset. */
     private final ArrayDeque<Held> held = new ArrayDeque<>();
     /** The buffers of the {@link #held} chains, in order: what the next frame is read into. */
     private final IovecQueue into = new IovecQueue(FrameFd.MAX_BUFFERS);
     /** The bytes the held chains can take. */
     private long heldBytes;
-    /** A chain taken whose buffers did not fit beside the held ones' in one read, or null: held once a frame has taken some. */
-    private Held waiting;
     private boolean merge;
     /** Whether the held chains wait for a frame from the tap (rather than for more chains). */
     private volatile boolean waitsForFrame;
@@ -61,7 +60,6 @@ final class NetReceiver {
         held.clear();
         into.clear();
         heldBytes = 0;
-        waiting = null;
         waitsForFrame = false;
     }
 
@@ -75,9 +73,8 @@ final class NetReceiver {
         boolean used = false;
         int failures = 0;
         while (true) {
-            IovecQueue into = take(queue);
-            waitsForFrame = into != null;
-            if (into == null) return used; // the driver notifies when it adds chains
+            waitsForFrame = take(queue);
+            if (!waitsForFrame) return used; // the driver notifies when it adds chains
             long n;
             try {
                 n = frames.read(into);
@@ -99,40 +96,28 @@ final class NetReceiver {
     }
 
     /**
-     * Takes chains from the queue until those held can take a frame; returns their buffers, or
-     * null when the driver has to make more chains available first.
+     * Takes chains from the queue until those held can take a frame; returns whether they can,
+     * false when the driver has to make more chains available first.
      */
-    private IovecQueue take(VirtQueue queue) throws VirtioException {
+    private boolean take(VirtQueue queue) throws VirtioException {
         if (!merge) {
             if (held.isEmpty()) {
                 Held h = checked(queue.next(), NetHeader.BYTES + NetHeader.ETH_BYTES);
-                if (h == null) return null;
+                if (h == null) return false;
                 hold(h);
             }
-            return into;
-        }
-        if (waiting != null) {
-            if (!fits(waiting)) return into;
-            hold(waiting);
-            waiting = null;
+            return true;
         }
         // Enough for the longest frame. Direct chains take a descriptor per buffer: once the held
-        // ones have as many as the queue, the driver has no chain left to add.
+        // ones have as many as the queue, the driver has no chain left to add. That also bounds
+        // the buffers one read spans: fewer than the queue's size held (at most 256) and a chain's
+        // at most twice that (VirtQueue: direct ones, then an indirect table), below FrameFd.MAX_BUFFERS.
         while (heldBytes < MAX_BYTES && into.size() < queue.size()) {
             Held h = checked(queue.next(), NetHeader.BYTES);
-            if (h == null) return null;
-            if (!fits(h)) {
-                waiting = h;
-                return into;
-            }
+            if (h == null) return false;
             hold(h);
         }
-        return into;
-    }
-
-    /** Whether the chain's buffers fit beside the held ones' in one read. */
-    private boolean fits(Held h) {
-        return into.size() + h.chain.writable().size() <= FrameFd.MAX_BUFFERS;
+        return true;
     }
 
     /** Holds the chain, its buffers laid out after the held ones' (by index: an iterator would be an object per chain). */

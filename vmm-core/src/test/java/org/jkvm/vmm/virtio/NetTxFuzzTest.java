@@ -2,7 +2,6 @@ package org.jkvm.vmm.virtio;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 import java.util.Set;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;

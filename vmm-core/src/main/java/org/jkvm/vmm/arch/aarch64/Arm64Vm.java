@@ -311,7 +311,7 @@ public final class Arm64Vm implements AutoCloseable {
      * @throws IllegalStateException after {@link #run} has started the vCPUs' loops, untimed
      */
     public void timeExits() {
-        if (threads != null) throw new IllegalStateException("timeExits() after run(): the vCPUs already run untimed");
+        if (threads != null) throw new IllegalStateException("timeExits() after run(): the vCPUs' loops are already built");
         timeExits = true;
     }
 
