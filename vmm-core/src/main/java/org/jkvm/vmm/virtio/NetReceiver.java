@@ -20,8 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * frame's length before it is read, chains are taken from the queue until they hold the longest
  * frame there can be, the frame is read across all of them, and those it left empty wait for the
  * next frame. Fewer chains do when the driver cannot make more available (it has given every
- * descriptor its queue holds, or they span as many buffers as one read may), the frame then being lost
- * if it is longer. All frames the tap has for the chains are read in one pass, so the transport
+ * descriptor its queue holds), the frame then being lost if it is longer. All frames the tap has for the chains are read in one pass, so the transport
  * raises one interrupt per batch. What is allocated is per chain taken (the queue's record of it
  * and a holder), not per frame read: the worker reads thousands of frames a second. For the same
  * reason the held chains' buffers stay laid out for the read ({@link IovecQueue}) from frame to
