@@ -16,7 +16,6 @@ import java.lang.foreign.MemorySegment;
 public final class IovecQueue {
     private final int capacity;
     private final MemorySegment entries;
-    private final int slots;
     private int first;
     private int end;
 
@@ -26,8 +25,7 @@ public final class IovecQueue {
             throw new IllegalArgumentException("an iovec queue holds 1 to " + FrameFd.MAX_BUFFERS + " buffers, not " + capacity);
         }
         this.capacity = capacity;
-        this.slots = 2 * capacity;
-        this.entries = Iovecs.allocate(Arena.ofAuto(), slots);
+        this.entries = Iovecs.allocate(Arena.ofAuto(), 2 * capacity);
     }
 
     /** A queue holding {@code buffers}, native segments, in order, with room for no more (for one, if none is given). */
@@ -46,7 +44,7 @@ public final class IovecQueue {
     public void add(MemorySegment buffer) {
         int size = size();
         if (size == capacity) throw new IllegalStateException("the iovec queue is full: it holds at most " + capacity + " buffers");
-        if (end == slots) {
+        if (end == 2 * capacity) {
             MemorySegment.copy(entries, Iovecs.offset(first), entries, 0, Iovecs.offset(size));
             first = 0;
             end = size;

@@ -105,6 +105,7 @@ class VirtioMmioTest {
         Semaphore served = new Semaphore(0);
         FrameFd[] input = FrameFd.socketPair();
         MemorySegment frame = Arena.global().allocate(1);
+        IovecQueue intoFrame = IovecQueue.of(frame);
         VirtioDevice device = new VirtioDevice() {
             @Override public int deviceId() { return 4; }
             @Override public String name() { return "test-device"; }
@@ -113,7 +114,7 @@ class VirtioMmioTest {
             @Override public void negotiated(long features) { negotiated.add(features); }
             @Override public boolean awaitWork(EventFd doorbell) { return input[1].awaitReadable(doorbell, -1); }
             @Override public boolean serve(int index, VirtQueue queue) {
-                if (input[1].read(IovecQueue.of(frame)) > 0) served.release();
+                if (input[1].read(intoFrame) > 0) served.release();
                 return false;
             }
             @Override public void close() {
