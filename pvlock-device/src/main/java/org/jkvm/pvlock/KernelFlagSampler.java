@@ -1,6 +1,11 @@
 package org.jkvm.pvlock;
 
+import java.lang.System.Logger.Level;
+import java.util.BitSet;
 import java.util.concurrent.locks.LockSupport;
+
+import org.jkvm.kvm.HostCpus;
+import org.jkvm.kvm.KvmException;
 
 /**
  * Kernel mode: the host kernel writes {@code preempted}, so jkvm only watches. A daemon thread
@@ -9,26 +14,45 @@ import java.util.concurrent.locks.LockSupport;
  * as preempted. The thread shares the host CPUs with the vCPUs, so the default rate is low
  * ({@link PvLockDevice#DEFAULT_SAMPLE_HZ}: hundreds of reads for a share over a few seconds);
  * a flag that changes twice between two reads is not seen to change, so the change count
- * grows with the rate.
+ * grows with the rate. The thread runs off the vCPUs' pin where jkvm has CPUs outside it
+ * ({@link TrackerCpus}, as the userspace tracker does): each of its wake-ups on a vCPU's CPU would
+ * preempt that vCPU, and the host kernel would flag the very preemption the thread then counts.
  */
 final class KernelFlagSampler implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(KernelFlagSampler.class.getName());
+
     private final long periodNanos;
 
     private final PvLockRegion region;
     private final PvLockStats stats;
     private final int vcpus;
+    private final TrackerCpus cpus;
     private final Thread thread;
+    private volatile BitSet ranOn;
     private volatile boolean closing;
 
-    KernelFlagSampler(PvLockRegion region, PvLockStats stats, int vcpus, int hz) {
+    /** Reads {@code vcpus} flags {@code hz} times a second on a thread of its own, on {@code cpus}. */
+    KernelFlagSampler(PvLockRegion region, PvLockStats stats, int vcpus, int hz, TrackerCpus cpus) {
         this.periodNanos = 1_000_000_000L / hz;
         this.region = region;
         this.stats = stats;
         this.vcpus = vcpus;
+        this.cpus = cpus;
         this.thread = Thread.ofPlatform().name("pvlock-sampler").daemon().start(this::sample);
     }
 
+    /** The CPUs the sampler's thread may run on once started, or null before. */
+    BitSet ranOn() {
+        return ranOn;
+    }
+
     private void sample() {
+        try {
+            HostCpus.pinCurrentThread(cpus.cpus());
+        } catch (KvmException e) {
+            LOG.log(Level.WARNING, "the PV-lock flag sampler stays on every CPU of jkvm, the vCPUs' among them: {0}", e.getMessage());
+        }
+        ranOn = HostCpus.currentAffinity();
         long[] last = new long[vcpus];
         for (int v = 0; v < vcpus; v++) last[v] = region.preempted(v);
         while (!closing) {

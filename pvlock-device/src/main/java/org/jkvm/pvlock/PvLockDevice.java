@@ -123,7 +123,7 @@ public final class PvLockDevice implements VmExtension {
             LOG.log(Level.INFO, "no SMCCC filter on this host: the kernel answers the PV-lock calls itself");
         }
         KernelFlagSampler sampler = r.mode() == PvLockMode.KERNEL && sampleHz > 0
-                ? new KernelFlagSampler(region, stats, vcpus.size(), sampleHz) : null;
+                ? new KernelFlagSampler(region, stats, vcpus.size(), sampleHz, trackerCpus) : null;
         return new PvLockDevice(r, region, stats, byJkvm, tracker, sampler);
     }
 

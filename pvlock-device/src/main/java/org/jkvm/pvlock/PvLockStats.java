@@ -91,7 +91,7 @@ public final class PvLockStats {
     /**
      * The share of the time {@code vcpu}'s {@code preempted} read 1, from 0 to 1: in userspace
      * mode exact, from jkvm's own writes over the time since the device was attached; in
-     * kernel mode the share of the sampler's reads (about one a millisecond). NaN where nothing
+     * kernel mode the share of the sampler's reads ({@code --pvlock-sample} a second). NaN where nothing
      * was measured (PV lock off, or no sample yet).
      */
     public double preemptedShare(int vcpu) {

@@ -5,11 +5,12 @@ import java.util.BitSet;
 import org.jkvm.kvm.HostCpus;
 
 /**
- * Where the userspace preemption tracker's thread runs for a VM, and whether one of those CPUs
- * is its own: the CPUs jkvm may use outside the vCPUs' pin where there are any, else all of
- * them (never the pin alone: it is started from a vCPU thread, whose pin it would inherit).
+ * Where jkvm's own PV-lock thread runs for a VM (userspace mode's preemption tracker, kernel
+ * mode's flag sampler), and whether one of those CPUs is its own: the CPUs jkvm may use outside
+ * the vCPUs' pin where there are any, else all of them (never the pin alone: the tracker is
+ * started from a vCPU thread, whose pin it would inherit).
  *
- * @param cpus the CPUs the tracker's thread is to run on
+ * @param cpus the CPUs the thread is to run on
  * @param busy how many of them the vCPU threads can keep busy at once
  */
 record TrackerCpus(BitSet cpus, int busy) {

@@ -1,9 +1,7 @@
 package org.jkvm.pvlock;
 
 import org.jkvm.kvm.HostCpus;
-import org.jkvm.kvm.MappedMemory;
 import org.jkvm.vmm.bus.HypercallBus;
-import org.jkvm.vmm.memory.MemoryRegion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -16,8 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The answers a guest gets to its PV-lock discovery calls, and the counters they leave. */
 @Tag("unit")
 class PvLockCallsTest {
-    private static final long BASE = 0x0A10_0000L;
-    private MappedMemory mem;
+    private AnonymousRegion anon;
     private PvLockRegion region;
     private PvLockStats stats;
     private UserspacePreemptionTracker tracker;
@@ -25,8 +22,8 @@ class PvLockCallsTest {
 
     @BeforeEach
     void setUp() {
-        mem = MappedMemory.anonymous(0x10000, false);
-        region = new PvLockRegion(new MemoryRegion("pvlock", MemoryRegion.Kind.RESERVED, BASE, 0x10000, 1, mem), 4);
+        anon = AnonymousRegion.of(4);
+        region = anon.region();
         stats = new PvLockStats(4);
         tracker = new UserspacePreemptionTracker(region, stats, 4, TrackerCpus.of(4, null));
         for (int v = 0; v < 4; v++) tracker.started(v, HostCpus.currentTid());
@@ -39,7 +36,7 @@ class PvLockCallsTest {
     @AfterEach
     void tearDown() {
         tracker.close();
-        mem.close();
+        anon.close();
     }
 
     @Test
@@ -52,7 +49,7 @@ class PvLockCallsTest {
     void thePvLockCallGivesEachVcpuItsOwn64ByteAlignedStructure() {
         for (int v = 0; v < 4; v++) {
             long[] r = UnreadArguments.answer(bus, v, 0xC600_0002L);
-            assertArrayEquals(new long[] {BASE + 64L * v}, r);
+            assertArrayEquals(new long[] {AnonymousRegion.BASE + 64L * v}, r);
             assertEquals(0, r[0] % 64);
             assertEquals(1, stats.pvLockCalls(v));
         }
@@ -76,8 +73,8 @@ class PvLockCallsTest {
     void preemptedIsWhatTheGuestReadsAtTheStructure() {
         region.setPreempted(2, true);
         assertEquals(1, region.preempted(2));
-        assertEquals(1, mem.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 128));
+        assertEquals(1, anon.memory().segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 128));
         region.setPreempted(2, false);
-        assertEquals(0, mem.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 128));
+        assertEquals(0, anon.memory().segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 128));
     }
 }

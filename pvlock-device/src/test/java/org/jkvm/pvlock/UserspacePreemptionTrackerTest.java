@@ -5,8 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jkvm.kvm.HostCpus;
-import org.jkvm.kvm.MappedMemory;
-import org.jkvm.vmm.memory.MemoryRegion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -28,15 +26,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Tag("unit")
 class UserspacePreemptionTrackerTest {
-    private MappedMemory mem;
+    private AnonymousRegion anon;
     private PvLockRegion region;
     private PvLockStats stats;
     private UserspacePreemptionTracker tracker;
 
     @BeforeEach
     void setUp() {
-        mem = MappedMemory.anonymous(0x10000, false);
-        region = new PvLockRegion(new MemoryRegion("pvlock", MemoryRegion.Kind.RESERVED, 0x0A10_0000L, 0x10000, 1, mem), 2);
+        anon = AnonymousRegion.of(2);
+        region = anon.region();
         stats = new PvLockStats(2);
         tracker = new UserspacePreemptionTracker(region, stats, 2, TrackerCpus.of(2, null));
     }
@@ -44,7 +42,7 @@ class UserspacePreemptionTrackerTest {
     @AfterEach
     void tearDown() {
         tracker.close();
-        mem.close();
+        anon.close();
     }
 
     @Test

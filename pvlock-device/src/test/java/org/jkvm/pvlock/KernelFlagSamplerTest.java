@@ -1,0 +1,76 @@
+package org.jkvm.pvlock;
+
+import java.util.BitSet;
+import java.util.function.BooleanSupplier;
+
+import org.jkvm.kvm.HostCpus;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Kernel mode's flag sampler, on flags written here as the host kernel would write them: it sees
+ * a flag set and cleared again, and its thread runs off the vCPUs' pin where jkvm has CPUs
+ * outside it, so that its wake-ups do not preempt the vCPUs it watches.
+ */
+@Tag("unit")
+class KernelFlagSamplerTest {
+    private AnonymousRegion anon;
+    private PvLockRegion region;
+    private PvLockStats stats;
+
+    @BeforeEach
+    void setUp() {
+        anon = AnonymousRegion.of(2);
+        region = anon.region();
+        stats = new PvLockStats(2);
+    }
+
+    @AfterEach
+    void tearDown() {
+        anon.close();
+    }
+
+    @Test
+    void theSamplerSeesAFlagTheKernelSetsAndClears() throws InterruptedException {
+        try (KernelFlagSampler sampler = new KernelFlagSampler(region, stats, 2, PvLockDevice.MAX_SAMPLE_HZ, TrackerCpus.of(2, null))) {
+            waitFor(() -> stats.preemptedShare(1) == 0.0, "vCPU 1 sampled while its flag reads 0");
+            region.setPreempted(1, true);
+            waitFor(() -> stats.changesSeen(1) == 1, "the flag seen set");
+            region.setPreempted(1, false);
+            waitFor(() -> stats.changesSeen(1) == 2, "the flag seen cleared");
+        }
+        double share = stats.preemptedShare(1);
+        assertTrue(share > 0 && share < 1, "some of vCPU 1's reads found the flag set: " + share);
+        assertEquals(0, stats.changesSeen(0), "vCPU 0's flag never changed");
+        assertEquals(0.0, stats.preemptedShare(0));
+    }
+
+    @Test
+    void theSamplersThreadRunsOffTheVcpusPin() throws InterruptedException {
+        BitSet all = HostCpus.currentAffinity();
+        assumeTrue(all.cardinality() >= 2, "needs 2 host CPUs; this process may use " + all);
+        BitSet pin = new BitSet();
+        pin.set(all.nextSetBit(0));
+        BitSet outside = (BitSet) all.clone();
+        outside.andNot(pin);
+        try (KernelFlagSampler sampler = new KernelFlagSampler(region, stats, 2, 10, TrackerCpus.of(2, pin))) {
+            waitFor(() -> sampler.ranOn() != null, "the sampler's thread started");
+            assertEquals(outside, sampler.ranOn(), "2 vCPUs pinned to CPU " + pin + " leave the sampler the rest");
+        }
+        try (KernelFlagSampler sampler = new KernelFlagSampler(region, stats, 2, 10, TrackerCpus.of(2, all))) {
+            waitFor(() -> sampler.ranOn() != null, "the sampler's thread started");
+            assertEquals(all, sampler.ranOn(), "a pin on every CPU leaves it all of them");
+        }
+    }
+
+    private static void waitFor(BooleanSupplier condition, String what) throws InterruptedException {
+        for (int i = 0; i < 500 && !condition.getAsBoolean(); i++) Thread.sleep(10);
+        assertTrue(condition.getAsBoolean(), what + " within 5 s");
+    }
+}
