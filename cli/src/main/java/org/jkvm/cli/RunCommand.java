@@ -31,6 +31,7 @@ import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.Net;
 import org.jkvm.vmm.config.PvOptions;
+import org.jkvm.vmm.config.SettingException;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.config.Vsock;
 import org.jkvm.vmm.devices.ConsoleInput;
@@ -63,6 +64,7 @@ final class RunCommand implements Callable<Integer> {
     private int cpus;
     private long memory;
     private BitSet pin;
+    private BitSet vmmPin;
     private PvOptions pv = PvOptions.DEFAULT;
     private boolean pmu;
     private CpuOptions cpu = CpuOptions.DEFAULT;
@@ -106,8 +108,8 @@ final class RunCommand implements Callable<Integer> {
 
     private void addOptions() {
         add(OptionBinding.option(RunConfigFile.OPTION, "FILE", Path.class, () -> configFile, v -> configFile = v)
-                .description("Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, pv, pmu, cpu, timeout,"
-                        + " disk, disk.2, disk.3, ... (images in that order), rng, net); options given on the command line win."));
+                .description("Settings as key = value lines (kernel, initrd, cmdline, cpus, memory, pin, vmm-pin, pv, pmu, cpu,"
+                        + " timeout, disk, disk.2, disk.3, ... (images in that order), rng, net); options given on the command line win."));
         add(OptionBinding.option("--kernel", "FILE", Path.class, () -> kernel, v -> kernel = v)
                 .description("The guest kernel: an arm64 Image, plain or gzip-compressed."));
         add(OptionBinding.option("--initrd", "FILE", Path.class, () -> initrd, v -> initrd = v)
@@ -121,6 +123,11 @@ final class RunCommand implements Callable<Integer> {
                 .description("Guest RAM, e.g. 512M or 2G (default: 512M)."));
         add(OptionBinding.option("--pin", "CPUSET", BitSet.class, () -> pin, v -> pin = v)
                 .converters(new Converters.Cpus()).description("Host CPUs the vCPU threads may run on, e.g. 0 or 0-3."));
+        add(OptionBinding.option("--vmm-pin", "CPUSET", BitSet.class, () -> vmmPin, v -> vmmPin = v)
+                .converters(new Converters.Cpus())
+                .description("Host CPUs the rest of jkvm may run on (the JVM's own threads, the devices', the PV-lock"
+                        + " thread; QEMU's emulator threads under libvirt's emulatorpin), so that none of them"
+                        + " preempts a vCPU on its --pin. Needs --pin."));
         add(OptionBinding.option("--pv", "NAME=on|off", PvOptions.class, () -> pv, v -> pv = v)
                 .converters(new Converters.Pv()).description("Paravirtual features (steal-time), e.g. steal-time=off."));
         add(OptionBinding.flag("--pmu", () -> pmu, v -> pmu = v)
@@ -190,40 +197,51 @@ final class RunCommand implements Callable<Integer> {
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
              ClaimedFolder profiled = profile.claimOut();
              ClaimedOutput results = claimResults();
-             ClaimedOutput recorded = record.claim();
-             FlightRecording recording = record.start();
-             Kvm kvm = Kvm.open();
-             Launch launch = Launch.prepare(kvm, config, console, attach)) {
-            Arm64Vm vm = launch.vm();
-            if (stats != null) vm.timeExits(); // only --stats-json reports the times
-            PvLockDevice pvLock = launch.extension(PvLockDevice.class);
-            SetUpLines.print(err, config, vm, pvLock, resultsPort);
-            Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));
-            Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
-            RunReport run;
-            try (RawStdin keys = RawStdin.enter()) {
-                ConsoleInput.forward(new FileInputStream(FileDescriptor.in), vm.consoleInput());
-                run = launch.run();
+             ClaimedOutput recorded = record.claim()) {
+            // Before any thread of the VM starts: the vCPU threads leave it for --pin, the PV-lock
+            // thread's CPUs are taken from it, and the threads made later inherit it.
+            if (vmmPin != null) HostCpus.pinProcess(vmmPin);
+            try (FlightRecording recording = record.start();
+                 Kvm kvm = Kvm.open();
+                 Launch launch = Launch.prepare(kvm, config, console, attach)) {
+                Arm64Vm vm = launch.vm();
+                if (stats != null) vm.timeExits(); // only --stats-json reports the times
+                PvLockDevice pvLock = launch.extension(PvLockDevice.class);
+                SetUpLines.print(err, config, vm, pvLock, resultsPort);
+                Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));
+                Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
+                RunReport run;
+                try (RawStdin keys = RawStdin.enter()) {
+                    ConsoleInput.forward(new FileInputStream(FileDescriptor.in), vm.consoleInput());
+                    run = launch.run();
+                }
+                RunSummary.print(err, run, pvLock);
+                profile.report(launch, symbols, run.kvm(), err, profiled);
+                RecordOption.write(recording, recorded);
+                if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
+                if (results != null) {
+                    byte[] port = vm.resultsPort(); // the guest's bytes as they are, not decoded as text
+                    results.produce(file -> Files.write(file, port));
+                }
+                return exitCode(run.outcome());
             }
-            RunSummary.print(err, run, pvLock);
-            profile.report(launch, symbols, run.kvm(), err, profiled);
-            RecordOption.write(recording, recorded);
-            if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
-            if (results != null) {
-                byte[] port = vm.resultsPort(); // the guest's bytes as they are, not decoded as text
-                results.produce(file -> Files.write(file, port));
-            }
-            return exitCode(run.outcome());
         }
     }
 
     /**
      * What can fail before KVM is opened, so a long run does not fail at its start or end on it: the
-     * pin set against the CPUs this process may run on ({@code hostCpus}), and the --stats-json file,
-     * claimed now. Returns that claim, or null without --stats-json.
+     * pin sets against the CPUs this process may run on ({@code hostCpus}), --vmm-pin without --pin,
+     * and the --stats-json file, claimed now. Returns that claim, or null without --stats-json.
      */
     ClaimedOutput checkBeforeBoot(VmConfig config, BitSet hostCpus) {
-        if (config.pin() != null) CpuSet.checkWithin(config.pin(), hostCpus);
+        if (config.pin() != null) CpuSet.checkWithin("pin", config.pin(), hostCpus);
+        if (vmmPin != null) {
+            if (config.pin() == null) {
+                throw new SettingException("vmm-pin", CpuSet.format(vmmPin),
+                        "without --pin the vCPU threads would run there too: give --pin with the CPUs they may use");
+            }
+            CpuSet.checkWithin("vmm-pin", vmmPin, hostCpus);
+        }
         return statsJson == null ? null : ClaimedOutput.claim("--stats-json", statsJson);
     }
 

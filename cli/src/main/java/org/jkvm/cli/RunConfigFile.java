@@ -29,7 +29,7 @@ final class RunConfigFile implements IDefaultValueProvider {
     static final String OPTION = "--config";
     /** A few lines of settings: 64 KiB is plenty. */
     private static final InputKind KIND = new InputKind("a config file", 64 << 10);
-    private static final List<String> KEYS = List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "pv", "pmu", "cpu",
+    private static final List<String> KEYS = List.of("kernel", "initrd", "cmdline", "cpus", "memory", "pin", "vmm-pin", "pv", "pmu", "cpu",
             "timeout", "disk", "rng", "net");
     /** The keys of disks after the first: {@code disk.2}, {@code disk.3}, ... */
     private static final Pattern MORE_DISKS = Pattern.compile("disk\\.([1-9][0-9]{0,8})");

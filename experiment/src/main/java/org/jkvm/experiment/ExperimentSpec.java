@@ -318,7 +318,7 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
     public void checkPins(BitSet allowed) {
         for (Variant v : variants) {
             try {
-                CpuSet.checkWithin(pinSet(v), allowed);
+                CpuSet.checkWithin("pin", pinSet(v), allowed);
             } catch (SettingException e) {
                 throw new IllegalArgumentException(source + ": variant " + v.name() + ": " + e.describe("pin"), e);
             }

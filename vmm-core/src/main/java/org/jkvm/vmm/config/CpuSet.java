@@ -31,13 +31,14 @@ public final class CpuSet {
      * Refuses a pin set naming a CPU outside {@code allowed}, the CPUs this process may run on
      * (sched_getaffinity): sched_setaffinity would quietly pin to the rest, or fail in a vCPU thread.
      *
-     * @throws SettingException for "pin", naming the CPUs that are not allowed
+     * @param setting the setting that gave the set ("pin", "vmm-pin"), named in the error
+     * @throws SettingException for {@code setting}, naming the CPUs that are not allowed
      */
-    public static void checkWithin(BitSet pin, BitSet allowed) {
+    public static void checkWithin(String setting, BitSet pin, BitSet allowed) {
         BitSet missing = (BitSet) pin.clone();
         missing.andNot(allowed);
         if (!missing.isEmpty()) {
-            throw new SettingException("pin", format(pin), "this process may run on CPUs " + format(allowed) + " only; "
+            throw new SettingException(setting, format(pin), "this process may run on CPUs " + format(allowed) + " only; "
                     + format(missing) + (missing.cardinality() == 1 ? " is" : " are") + " not among them");
         }
     }

@@ -223,10 +223,10 @@ class VmConfigTest {
 
     @Test
     void pinSetMustBeWithinTheCpusThisProcessMayUse() {
-        assertDoesNotThrow(() -> CpuSet.checkWithin(CpuSet.parse("1-2"), CpuSet.parse("0-3")));
+        assertDoesNotThrow(() -> CpuSet.checkWithin("pin", CpuSet.parse("1-2"), CpuSet.parse("0-3")));
         assertRefused("pin 2-5: this process may run on CPUs 0-3 only; 4-5 are not among them",
-                () -> CpuSet.checkWithin(CpuSet.parse("2-5"), CpuSet.parse("0-3")));
+                () -> CpuSet.checkWithin("pin", CpuSet.parse("2-5"), CpuSet.parse("0-3")));
         assertRefused("pin 7: this process may run on CPUs 0,2 only; 7 is not among them",
-                () -> CpuSet.checkWithin(CpuSet.parse("7"), CpuSet.parse("0,2")));
+                () -> CpuSet.checkWithin("pin", CpuSet.parse("7"), CpuSet.parse("0,2")));
     }
 }
