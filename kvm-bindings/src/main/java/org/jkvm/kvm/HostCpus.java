@@ -29,7 +29,7 @@ public final class HostCpus {
 
     /** Restricts the calling thread to {@code cpus}. */
     public static void pinCurrentThread(BitSet cpus) {
-        pin(0, cpus); // true: the calling thread has not ended
+        pin(0, cpus); // never false here: the calling thread is alive
     }
 
     /**
