@@ -199,7 +199,8 @@ final class RunCommand implements Callable<Integer> {
              ClaimedOutput results = claimResults();
              ClaimedOutput recorded = record.claim()) {
             // Before any thread of the VM starts: the vCPU threads leave it for --pin, the PV-lock
-            // thread's CPUs are taken from it, and the threads made later inherit it.
+            // thread's CPUs are taken from it, and the threads these make later inherit it (one a
+            // vCPU thread makes starts on --pin instead).
             if (vmmPin != null) HostCpus.pinProcess(vmmPin);
             try (FlightRecording recording = record.start();
                  Kvm kvm = Kvm.open();
@@ -230,7 +231,8 @@ final class RunCommand implements Callable<Integer> {
 
     /**
      * What can fail before KVM is opened, so a long run does not fail at its start or end on it: the
-     * pin sets against the CPUs this process may run on ({@code hostCpus}), --vmm-pin without --pin,
+     * pin sets against the CPUs this process may run on ({@code hostCpus}), --vmm-pin without --pin or
+     * sharing a CPU with it,
      * and the --stats-json file, claimed now. Returns that claim, or null without --stats-json.
      */
     ClaimedOutput checkBeforeBoot(VmConfig config, BitSet hostCpus) {
@@ -241,6 +243,12 @@ final class RunCommand implements Callable<Integer> {
                         "without --pin the vCPU threads would run there too: give --pin with the CPUs they may use");
             }
             CpuSet.checkWithin("vmm-pin", vmmPin, hostCpus);
+            BitSet shared = (BitSet) vmmPin.clone();
+            shared.and(config.pin());
+            if (!shared.isEmpty()) {
+                throw new SettingException("vmm-pin", CpuSet.format(vmmPin), "shares " + (shared.cardinality() == 1 ? "CPU " : "CPUs ")
+                        + CpuSet.format(shared) + " with --pin " + CpuSet.format(config.pin()) + ": give the rest of jkvm CPUs outside --pin");
+            }
         }
         return statsJson == null ? null : ClaimedOutput.claim("--stats-json", statsJson);
     }

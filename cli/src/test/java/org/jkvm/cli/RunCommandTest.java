@@ -421,13 +421,16 @@ class RunCommandTest {
     }
 
     @Test
-    void vmmPinNeedsAPinForTheVcpusAndCpusThisProcessMayUse() {
+    void vmmPinNeedsAPinForTheVcpusAndCpusOutsideItThisProcessMayUse() {
         RunCommand alone = command("--kernel", kernel.toString(), "--vmm-pin", "1");
         SettingException e = assertThrows(SettingException.class, () -> alone.checkBeforeBoot(alone.config(), CpuSet.parse("0-3")));
         assertHandled(2, "jkvm: --vmm-pin 1: without --pin the vCPU threads would run there too: give --pin with the CPUs they may use", e);
         RunCommand outside = command("--kernel", kernel.toString(), "--pin", "0", "--vmm-pin", "3-4");
         e = assertThrows(SettingException.class, () -> outside.checkBeforeBoot(outside.config(), CpuSet.parse("0-3")));
         assertHandled(2, "jkvm: --vmm-pin 3-4: this process may run on CPUs 0-3 only; 4 is not among them", e);
+        RunCommand shared = command("--kernel", kernel.toString(), "--pin", "0-1", "--vmm-pin", "1-3");
+        e = assertThrows(SettingException.class, () -> shared.checkBeforeBoot(shared.config(), CpuSet.parse("0-3")));
+        assertHandled(2, "jkvm: --vmm-pin 1-3: shares CPU 1 with --pin 0-1: give the rest of jkvm CPUs outside --pin", e);
         RunCommand fits = command("--kernel", kernel.toString(), "--pin", "0", "--vmm-pin", "1-3");
         assertNull(assertDoesNotThrow(() -> fits.checkBeforeBoot(fits.config(), CpuSet.parse("0-3"))));
     }

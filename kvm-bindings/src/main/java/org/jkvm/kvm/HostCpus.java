@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /** CPU affinity of host threads: where a vCPU thread, or the rest of jkvm, may run (sched_setaffinity). */
@@ -33,14 +35,22 @@ public final class HostCpus {
     }
 
     /**
-     * Restricts every thread this process has now to {@code cpus}; a thread made later starts where
+     * Restricts every thread this process has to {@code cpus}; a thread made later starts where
      * the thread that makes it may run. Threads that end meanwhile are passed over. Returns how many
      * threads were pinned.
      */
     public static int pinProcess(BitSet cpus) {
+        Set<Integer> seen = new HashSet<>();
         int pinned = 0;
-        for (int tid : processThreads()) {
-            if (pin(tid, cpus)) pinned++;
+        // A thread not pinned yet may start another (the JVM adds compiler threads from compiler
+        // threads), which begins on the old CPUs: list again until a listing holds no new thread.
+        for (boolean fresh = true; fresh; ) {
+            fresh = false;
+            for (int tid : processThreads()) {
+                if (!seen.add(tid)) continue;
+                fresh = true;
+                if (pin(tid, cpus)) pinned++;
+            }
         }
         return pinned;
     }
@@ -49,7 +59,7 @@ public final class HostCpus {
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             return tasks.mapToInt(t -> Integer.parseInt(t.getFileName().toString())).toArray();
         } catch (IOException e) {
-            throw new UncheckedIOException("listing this process's threads in /proc/self/task", e);
+            throw new UncheckedIOException("listing this process's threads in /proc/self/task: " + e.getMessage(), e);
         }
     }
 

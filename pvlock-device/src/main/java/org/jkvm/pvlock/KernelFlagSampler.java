@@ -11,7 +11,8 @@ import org.jkvm.kvm.KvmException;
  * Kernel mode: the host kernel writes {@code preempted}, so jkvm only watches. A daemon thread
  * reads every vCPU's flag at a fixed rate and counts the changes it sees and the reads that
  * found it set, which shows from the VMM side when and how often the host kernel flags a vCPU
- * as preempted. The thread shares the host CPUs with the vCPUs, so the default rate is low
+ * as preempted. The thread may share host CPUs with the vCPUs (all of them where --pin leaves
+ * none outside it), so the default rate is low
  * ({@link PvLockDevice#DEFAULT_SAMPLE_HZ}: hundreds of reads for a share over a few seconds);
  * a flag that changes twice between two reads is not seen to change, so the change count
  * grows with the rate. The thread runs off the vCPUs' pin where jkvm has CPUs outside it
