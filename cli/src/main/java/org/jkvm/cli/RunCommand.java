@@ -243,12 +243,7 @@ final class RunCommand implements Callable<Integer> {
                         "without --pin the vCPU threads would run there too: give --pin with the CPUs they may use");
             }
             CpuSet.checkWithin("vmm-pin", vmmPin, hostCpus);
-            BitSet shared = (BitSet) vmmPin.clone();
-            shared.and(config.pin());
-            if (!shared.isEmpty()) {
-                throw new SettingException("vmm-pin", CpuSet.format(vmmPin), "shares " + (shared.cardinality() == 1 ? "CPU " : "CPUs ")
-                        + CpuSet.format(shared) + " with --pin " + CpuSet.format(config.pin()) + ": give the rest of jkvm CPUs outside --pin");
-            }
+            CpuSet.checkApart("vmm-pin", vmmPin, "--pin", config.pin());
         }
         return statsJson == null ? null : ClaimedOutput.claim("--stats-json", statsJson);
     }

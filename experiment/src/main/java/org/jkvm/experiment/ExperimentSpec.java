@@ -38,6 +38,8 @@ import org.jkvm.vmm.io.InputKind;
  * @param vcpus       vCPUs per VM (a variant may override)
  * @param memory      guest RAM in bytes
  * @param pin         host CPUs all vCPU threads of all VMs share, normalised ("0-1"); a variant may override
+ * @param vmmPin      host CPUs the rest of jkvm runs on (as {@code jkvm run --vmm-pin}), normalised, or null
+ *                    for wherever the process may run
  * @param vms         VMs running at once per run (all pinned to the same CPUs)
  * @param workloads   what the guest runs, in spec order
  * @param variants    the configurations compared, in spec order
@@ -48,7 +50,7 @@ import org.jkvm.vmm.io.InputKind;
  * @param timeout     per-run limit in seconds, or 0 for the default (workload seconds + 120)
  * @param variables   the {@code ${NAME}}s the spec's paths use, sorted (set or not in the environment)
  */
-public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, long memory, String pin, int vms,
+public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, long memory, String pin, String vmmPin, int vms,
                              List<Workload> workloads, List<Variant> variants, String base, String reference,
                              int repetitions, int warmup, int timeout, Set<String> variables) {
 
@@ -311,11 +313,23 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
         VmConfig.checkValues(kernelCmdline(v, w), vcpus(v), memory, pinSet(v), timeout(w));
     }
 
+    /** The host CPUs the rest of jkvm runs on ({@link #vmmPin}), or null. */
+    public BitSet vmmPinSet() {
+        return vmmPin == null ? null : CpuSet.parse(vmmPin);
+    }
+
     /**
-     * Refuses a variant whose host CPUs this process may not use (see {@link CpuSet#checkWithin});
-     * only the host that runs the spec can tell.
+     * Refuses a variant's CPUs, or the {@link #vmmPin}, that this process may not use (see
+     * {@link CpuSet#checkWithin}); only the host that runs the spec can tell.
      */
     public void checkPins(BitSet allowed) {
+        if (vmmPin != null) {
+            try {
+                CpuSet.checkWithin("vmm_pin", vmmPinSet(), allowed);
+            } catch (SettingException e) {
+                throw new IllegalArgumentException(source + ": " + e.getMessage(), e);
+            }
+        }
         for (Variant v : variants) {
             try {
                 CpuSet.checkWithin("pin", pinSet(v), allowed);

@@ -20,6 +20,9 @@ import org.jkvm.experiment.Report.WorkloadReport;
 public final class ReportText {
     private ReportText() {}
 
+    /** How a report or a check names the spec's {@code vmm_pin}, before the CPU list. */
+    public static final String VMM_PIN_LINE = "the rest of jkvm (JVM, devices, PV-lock thread) on host CPUs ";
+
     public static String render(Report report) {
         ExperimentSpec spec = report.spec();
         StringBuilder sb = new StringBuilder();
@@ -42,6 +45,7 @@ public final class ReportText {
             if (v.profile()) sb.append(", profiled (its throughput pays the profiler's cost)");
             sb.append('\n');
         }
+        if (spec.vmmPin() != null) sb.append("  ").append(VMM_PIN_LINE).append(spec.vmmPin()).append('\n');
         sb.append("mean ± sample stdev over the runs; % = change against the base, + is better (of the mean / of the median)");
         if (spec.reference() != null) {
             sb.append(";\nwon back = (variant - base) / (").append(spec.reference())

@@ -33,7 +33,7 @@ import org.jkvm.vmm.config.Sizes;
 
 /** Turns spec JSON into an {@link ExperimentSpec}, collecting every problem with its place. */
 final class SpecReader {
-    private static final List<String> TOP = List.of("name", "guest", "vcpus", "memory", "pin", "vms", "workloads",
+    private static final List<String> TOP = List.of("name", "guest", "vcpus", "memory", "pin", "vmm_pin", "vms", "workloads",
             "variants", "reference", "repetitions", "warmup", "timeout");
     private static final List<String> GUEST = List.of("kernel", "initrd", "rootfs", "cmdline");
     private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds", "profile", "command");
@@ -101,6 +101,8 @@ final class SpecReader {
         int vcpus = positive(placed("vcpus", required(o, "", "vcpus")), "vcpus", Integer.MAX_VALUE);
         long memory = memory(o.members().get("memory"));
         String pin = cpus(placed("pin", required(o, "", "pin")), "pin");
+        Member vmmPinM = o.members().get("vmm_pin");
+        String vmmPin = vmmPinM == null ? null : cpus(placed("vmm_pin", vmmPinM.value()), "vmm_pin");
         Member vmsM = o.members().get("vms");
         int vms = vmsM == null ? 1 : positive(vmsM.value(), "vms", 1024);
         Node workloadsN = required(o, "", "workloads");
@@ -136,9 +138,10 @@ final class SpecReader {
                     + ExperimentSpec.MAX_RUNS);
         }
         if (!errors.isEmpty()) return null;
-        ExperimentSpec spec = new ExperimentSpec(source, name, guest, vcpus, memory, pin, vms, workloads, variants, base,
+        ExperimentSpec spec = new ExperimentSpec(source, name, guest, vcpus, memory, pin, vmmPin, vms, workloads, variants, base,
                 reference, repetitions, warmup, timeout, variables);
         SpecRunChecks.vms(spec, this::errorOnce);
+        SpecRunChecks.vmmPin(spec, this::errorOnce);
         if (requireFiles && errors.isEmpty()) SpecRunChecks.boots(spec, this::errorOnce);
         return spec;
     }

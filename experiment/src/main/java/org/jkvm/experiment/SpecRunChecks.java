@@ -11,6 +11,7 @@ import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.vmm.arch.aarch64.BootLayout;
 import org.jkvm.vmm.arch.aarch64.image.BadKernelImageException;
+import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.config.Disk;
 import org.jkvm.vmm.config.SettingException;
 
@@ -43,6 +44,22 @@ final class SpecRunChecks {
                     problems.accept(field, (length ? "the command line with jkvm's and workload " + w.label()
                             + "'s arguments is " : "") + shown(e));
                 }
+            }
+        }
+    }
+
+    /**
+     * Refuses a {@code vmm_pin} that shares a CPU with a variant's vCPUs, as {@code jkvm run} refuses
+     * a {@code --vmm-pin} sharing one with {@code --pin}.
+     */
+    static void vmmPin(ExperimentSpec spec, BiConsumer<String, String> problems) {
+        if (spec.vmmPin() == null) return;
+        for (int i = 0; i < spec.variants().size(); i++) {
+            Variant v = spec.variants().get(i);
+            try {
+                CpuSet.checkApart("vmm_pin", spec.vmmPinSet(), v.pin() != null ? "variants[" + i + "].pin" : "pin", spec.pinSet(v));
+            } catch (SettingException e) {
+                problems.accept("vmm_pin", shown(e));
             }
         }
     }

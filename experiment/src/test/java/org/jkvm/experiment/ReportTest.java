@@ -26,13 +26,18 @@ class ReportTest {
     static final double EPS = 1e-9;
 
     static ExperimentSpec spec() {
+        return spec("");
+    }
+
+    /** The spec of {@link #spec()} with {@code extraTop} (", key: value" pairs) at its top level. */
+    static ExperimentSpec spec(String extraTop) {
         String text = """
-                {"name": "rep", "guest": {"kernel": "I", "initrd": "R"}, "vcpus": 4, "pin": "0-1",
+                {"name": "rep", "guest": {"kernel": "I", "initrd": "R"}, "vcpus": 4, "pin": "0-1"%s,
                  "workloads": [{"name": "hackbench", "workers": 8, "seconds": 5}, {"name": "cpu", "workers": 4, "seconds": 5}],
                  "variants": [{"name": "base", "pvlock": "off"}, {"name": "pv", "pvlock": "userspace"},
                               {"name": "ref", "pvlock": "off", "pin": "0-3"}],
                  "reference": "ref", "repetitions": 3, "warmup": 1}
-                """;
+                """.formatted(extraTop);
         return ExperimentSpec.parse(text, Path.of("rep.json"), false, Map.of());
     }
 
@@ -100,6 +105,13 @@ class ReportTest {
     }
 
     @Test
+    void theHeaderSaysWhereTheRestOfJkvmRan() {
+        ExperimentSpec spec = spec(", \"vmm_pin\": \"4-5\"");
+        String text = Report.of(spec, results(spec)).text();
+        assertTrue(text.contains("(overcommit 1.00x)\n  the rest of jkvm (JVM, devices, PV-lock thread) on host CPUs 4-5\nmean"), text);
+    }
+
+    @Test
     void noResultsGiveNaNNotExceptions() {
         ExperimentSpec spec = spec();
         Report rep = Report.of(spec, List.of());
@@ -117,7 +129,7 @@ class ReportTest {
         ExperimentSpec spec = spec();
         String text = Report.of(spec, results(spec)).text();
         assertTrue(text.startsWith("Experiment rep: 17 of 18 measured runs, 1 failed (left out)\n"), text);
-        assertTrue(text.contains("  ref [reference]: pvlock off, steal time on, 4 vCPUs on host CPUs 0-3 (overcommit 1.00x)"), text);
+        assertTrue(text.contains("  ref [reference]: pvlock off, steal time on, 4 vCPUs on host CPUs 0-3 (overcommit 1.00x)\nmean"), text);
         String[] lines = text.split("\n");
         assertEquals("Workload   unit   better   base (base)            pv  % mean  % median  won back           ref   % mean  % median  won back",
                 find(lines, "Workload   unit"));

@@ -135,7 +135,7 @@ class SpecTest {
                 "bad.json:4:12: vcpus: must be a positive whole number, not 0",
                 "bad.json:5:13: memory: \"lots\" is not a memory size; write e.g. \"512M\" or \"2G\"",
                 "bad.json:6:10: pin: \"1-0\" is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\"",
-                "bad.json:7:3: colour: unknown field; the spec takes name, guest, vcpus, memory, pin, vms, workloads, variants, reference, repetitions, warmup, timeout",
+                "bad.json:7:3: colour: unknown field; the spec takes name, guest, vcpus, memory, pin, vmm_pin, vms, workloads, variants, reference, repetitions, warmup, timeout",
                 "bad.json:9:15: workloads[0].name: \"dhrystone\" is not one of fork-exec, hackbench, mmap-shared, mmap-private-mm, file-shared, file-private, cpu, syscall, "
                         + "shell-dyn, execl, spawn, pipe-ctxsw",
                 "bad.json:9:53: workloads[0].seconds: must be a positive whole number, not 1.5",
@@ -358,6 +358,30 @@ class SpecTest {
         ByteBuffer b = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
         b.putLong(16, imageSize).putLong(24, 0xa).putInt(56, 0x644d5241);
         return b.array();
+    }
+
+    @Test
+    void vmmPinIsReadAndSharesNoCpuWithAnyVariantsVcpus() {
+        assertEquals("1-3", ExperimentSpec.parse(minimal(", \"vmm_pin\": \"1,2-3\"", ""), Path.of("t.json"), false, Map.of()).vmmPin());
+        assertNull(ExperimentSpec.parse(minimal("", ""), Path.of("t.json"), false, Map.of()).vmmPin());
+        assertEquals(List.of("8:32 vmm_pin: 0-1: shares CPU 0 with pin 0: give the rest of jkvm CPUs outside pin"),
+                errors(minimal(", \"vmm_pin\": \"0-1\"", "")));
+        assertEquals(List.of("8:32 vmm_pin: 1-2: shares CPU 2 with variants[0].pin 2-3: give the rest of jkvm CPUs outside variants[0].pin"),
+                errors(minimal(", \"vmm_pin\": \"1-2\"", ", \"pin\": \"2-3\"")));
+        assertEquals(List.of("8:32 vmm_pin: 1-3: shares CPUs 1-2 with variants[1].pin 0-2: give the rest of jkvm CPUs outside variants[1].pin"),
+                errors(minimal(", \"vmm_pin\": \"1-3\"", "").replace("\"pvlock\": \"auto\"", "\"pvlock\": \"auto\", \"pin\": \"0-2\"")));
+        assertEquals(List.of("8:32 vmm_pin: \"x\" is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\""),
+                errors(minimal(", \"vmm_pin\": \"x\"", "")));
+        assertEquals("1", ExperimentSpec.parse(minimal(", \"vmm_pin\": 1", ""), Path.of("t.json"), false, Map.of()).vmmPin(),
+                "a CPU number as a JSON number, as pin takes it");
+    }
+
+    @Test
+    void vmmPinIsCheckedAgainstTheCpusThisProcessMayUse() {
+        ExperimentSpec s = ExperimentSpec.parse(minimal(", \"vmm_pin\": \"2-3\"", ""), Path.of("t.json"), false, Map.of());
+        assertDoesNotThrow(() -> s.checkPins(CpuSet.parse("0-3")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.checkPins(CpuSet.parse("0-2")));
+        assertEquals("t.json: vmm_pin 2-3: this process may run on CPUs 0-2 only; 3 is not among them", e.getMessage());
     }
 
     @Test

@@ -9,6 +9,7 @@ import org.jkvm.cli.HelpOptions;
 import org.jkvm.cli.OptionBinding;
 import org.jkvm.experiment.ExperimentSpec;
 import org.jkvm.experiment.ExperimentSpec.Variant;
+import org.jkvm.experiment.ReportText;
 
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -51,6 +52,7 @@ final class CheckCommand implements Callable<Integer> {
                     v.pmu() ? ", guest PMU" : "", v.cpuText(), v.hostKernelArgs() == null ? "" : ", host " + v.hostKernelArgs(),
                     v.cmdline() == null ? "" : ", guest " + v.cmdline(), v.profile() ? ", profiled" : "");
         }
+        if (s.vmmPin() != null) out.println("  " + ReportText.VMM_PIN_LINE + s.vmmPin());
         return 0;
     }
 }

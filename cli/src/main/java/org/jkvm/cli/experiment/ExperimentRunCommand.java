@@ -101,9 +101,15 @@ final class ExperimentRunCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Refuses pin sets this process may not use (only the host that runs the spec can tell), then opens KVM. */
+    /**
+     * Refuses pin sets this process may not use (only the host that runs the spec can tell), moves
+     * this process onto the spec's vmm_pin where it has one, then opens KVM. The move comes before any
+     * VM's threads start: the vCPU threads leave it for their variant's pin, the PV-lock thread's
+     * CPUs are taken from it, and the threads made later inherit it.
+     */
     private static Kvm openKvmFor(ExperimentSpec s) {
         s.checkPins(HostCpus.currentAffinity());
+        if (s.vmmPin() != null) HostCpus.pinProcess(s.vmmPinSet());
         return Kvm.open();
     }
 

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link Experiment} (resume, outputs) and {@code jkvm experiment check|plan|report}. */
@@ -97,6 +98,12 @@ class ExperimentCommandTest {
         assertEquals(0, ok.code(), ok.err());
         assertTrue(ok.out().startsWith("rep: 1 workloads x 2 variants x (2 + 0 warm-up) = 4 runs\n"), ok.out());
         assertTrue(ok.out().contains("  pv: pvlock userspace, steal time on, 4 vCPUs x 1 VM(s) on 0-1 (overcommit 2.00x)\n"), ok.out());
+        assertFalse(ok.out().contains("the rest of jkvm"), ok.out());
+        Path pinned = dir.resolve("pinned.json");
+        Files.writeString(pinned, Files.readString(spec()).replace("\"pin\": \"0-1\",", "\"pin\": \"0-1\", \"vmm_pin\": \"2\","));
+        Out p = run("check", pinned.toString());
+        assertEquals(0, p.code(), p.err());
+        assertTrue(p.out().endsWith("(overcommit 2.00x)\n  the rest of jkvm (JVM, devices, PV-lock thread) on host CPUs 2\n"), p.out());
 
         Path bad = dir.resolve("bad.json");
         Files.writeString(bad, "{\"name\": \"x\",\n \"vcpus\": \"two\"}");

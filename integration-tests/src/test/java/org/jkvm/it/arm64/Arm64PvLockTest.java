@@ -62,10 +62,8 @@ class Arm64PvLockTest {
                 .step("off", probeRun("off", "--cmdline probe.seconds=1"))
                 // While the probe watches the flags, where each of jkvm's threads may run.
                 .step("vmm-pin", probeRun("userspace", "--pin 0 --vmm-pin 1 --cmdline probe.seconds=4") + " > v.out 2>&1 & j=$!;"
-                        + " until grep -q 'PVPROBE cpu=3' v.out || ! kill -0 $j 2>/dev/null; do sleep 0.2; done;"
-                        + " for t in /proc/$j/task/*; do echo \"THREAD $(cat $t/comm 2>/dev/null | tr ' ' _)"
-                        + " $(awk '/^Cpus_allowed_list/ {print $2}' $t/status 2>/dev/null)\"; done;"
-                        + " wait $j; rc=$?; cat v.out; exit $rc")
+                        + " until grep -q 'PVPROBE cpu=3' v.out || ! kill -0 $j 2>/dev/null; do sleep 0.2; done; "
+                        + ThreadPlacement.listing("j") + " wait $j; rc=$?; cat v.out; exit $rc")
                 .step("kernel", probeRun("kernel", "--cmdline probe.seconds=1")));
 
         Steps.Step u = Steps.require(out, "userspace");
@@ -103,16 +101,7 @@ class Arm64PvLockTest {
         Steps.Step v = Steps.require(out, "vmm-pin");
         assertEquals(0, v.exitCode(), v.output());
         assertTrue(v.output().contains("PVPROBE done"), v.output());
-        Matcher t = Pattern.compile("THREAD (\\S+) (\\S+)").matcher(v.output());
-        int vcpuThreads = 0;
-        int others = 0;
-        while (t.find()) {
-            boolean vcpu = t.group(1).startsWith("vcpu-");
-            assertEquals(vcpu ? "0" : "1", t.group(2), "--pin 0 --vmm-pin 1: where thread " + t.group(1) + " may run");
-            if (vcpu) vcpuThreads++; else others++;
-        }
-        assertEquals(4, vcpuThreads, "the vCPU threads, listed while the guest ran:\n" + v.output());
-        assertTrue(others >= 5, "the JVM's and jkvm's own threads listed:\n" + v.output());
+        ThreadPlacement.assertPinned(v.output(), "0", "1", 4);
 
         Steps.Step k = Steps.require(out, "kernel");
         assertEquals(2, k.exitCode(), k.output());

@@ -43,6 +43,23 @@ public final class CpuSet {
         }
     }
 
+    /**
+     * Refuses a set for the rest of jkvm (its JVM, devices and PV-lock thread) that shares a CPU
+     * with the set the vCPU threads are pinned to: those threads would preempt the vCPUs there.
+     *
+     * @param setting the setting that gave {@code vmmPin} ("vmm-pin", "vmm_pin"), named in the error
+     * @param pinName how the vCPUs' pin is called where it was given ("--pin", "variants[2].pin")
+     * @throws SettingException for {@code setting}, naming the CPUs the two share
+     */
+    public static void checkApart(String setting, BitSet vmmPin, String pinName, BitSet pin) {
+        BitSet shared = (BitSet) vmmPin.clone();
+        shared.and(pin);
+        if (!shared.isEmpty()) {
+            throw new SettingException(setting, format(vmmPin), "shares " + (shared.cardinality() == 1 ? "CPU " : "CPUs ")
+                    + format(shared) + " with " + pinName + " " + format(pin) + ": give the rest of jkvm CPUs outside " + pinName);
+        }
+    }
+
     /** Writes a set back in the same notation. */
     public static String format(BitSet set) {
         StringBuilder sb = new StringBuilder();
