@@ -3,6 +3,7 @@ package org.jkvm.experiment;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BiConsumer;
@@ -53,11 +54,12 @@ final class SpecRunChecks {
      * a {@code --vmm-pin} sharing one with {@code --pin}.
      */
     static void vmmPin(ExperimentSpec spec, BiConsumer<String, String> problems) {
-        if (spec.vmmPin() == null) return;
+        BitSet vmmPin = spec.vmmPinSet();
+        if (vmmPin == null) return;
         for (int i = 0; i < spec.variants().size(); i++) {
             Variant v = spec.variants().get(i);
             try {
-                CpuSet.checkApart("vmm_pin", spec.vmmPinSet(), v.pin() != null ? "variants[" + i + "].pin" : "pin", spec.pinSet(v));
+                CpuSet.checkApart("vmm_pin", vmmPin, v.pin() != null ? "variants[" + i + "].pin" : "pin", spec.pinSet(v));
             } catch (SettingException e) {
                 problems.accept("vmm_pin", shown(e));
             }
