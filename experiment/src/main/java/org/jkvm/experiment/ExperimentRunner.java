@@ -57,12 +57,17 @@ public final class ExperimentRunner {
     private final Kvm kvm;
     private final ExperimentSpec spec;
     private final Path profiles;
+    private final VmmPlacement placement;
 
-    /** Runs {@code spec}'s cells on {@code kvm}; profiled runs write into {@code profiles}. */
-    public ExperimentRunner(Kvm kvm, ExperimentSpec spec, Path profiles) {
+    /**
+     * Runs {@code spec}'s cells on {@code kvm}; profiled runs write into {@code profiles}. Each run
+     * first moves the rest of jkvm where its variant says ({@link VmmPlacement}).
+     */
+    public ExperimentRunner(Kvm kvm, ExperimentSpec spec, Path profiles, VmmPlacement placement) {
         this.kvm = kvm;
         this.spec = spec;
         this.profiles = profiles;
+        this.placement = placement;
     }
 
     /** One VM's part of a run: its launch, console, and report once it has ended. */
@@ -72,14 +77,21 @@ public final class ExperimentRunner {
         RunReport report;
     }
 
-    /** Runs one cell; a failure (guest, KVM, timeout) comes back as a failed result, not an exception. */
+    /**
+     * Runs one cell; a failure (guest, KVM, timeout, a placement the host refuses) comes back as a
+     * failed result, not an exception.
+     */
     public RunResult run(Run run) {
         Map<String, String> kernels = new LinkedHashMap<>();
-        return run(run, kernels).withKernels(kernels);
+        Map<String, String> placed = new LinkedHashMap<>();
+        return run(run, kernels, placed).withKernels(kernels).withPlacement(placed);
     }
 
-    /** Runs {@code run}; {@code kernels} gets the host's and the guest's kernel release once known. */
-    private RunResult run(Run run, Map<String, String> kernels) {
+    /**
+     * Runs {@code run}; {@code kernels} gets the host's and the guest's kernel release once known,
+     * {@code placed} where its threads go once the process is placed.
+     */
+    private RunResult run(Run run, Map<String, String> kernels, Map<String, String> placed) {
         kernels.put("host", System.getProperty("os.version"));
         Instant started = Instant.now();
         long t0 = System.nanoTime();
@@ -87,6 +99,7 @@ public final class ExperimentRunner {
         List<VmRun> vms = new ArrayList<>();
         Map<String, Number> host = new LinkedHashMap<>();
         try {
+            placed.putAll(placement.place(v));
             VmConfig config = spec.vmConfig(v, run.workload());
             boolean profiled = spec.profiled(run);
             List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(v.pvlock())));

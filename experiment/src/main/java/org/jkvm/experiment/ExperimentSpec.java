@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.BitSet;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,7 @@ import org.jkvm.vmm.io.InputKind;
  * @param memory      guest RAM in bytes
  * @param pin         host CPUs all vCPU threads of all VMs share, normalised ("0-1"); a variant may override
  * @param vmmPin      host CPUs the rest of jkvm runs on (as {@code jkvm run --vmm-pin}), normalised, or null
- *                    for wherever the process may run
+ *                    for wherever the process may run; a variant may override
  * @param vms         VMs running at once per run (all pinned to the same CPUs)
  * @param workloads   what the guest runs, in spec order
  * @param variants    the configurations compared, in spec order
@@ -82,6 +83,18 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
 
     /** Where a profiled run looks for its guest kernel's symbols: beside the Image, as kernel/build leaves them. */
     public static final String SYSTEM_MAP = "System.map";
+
+    /**
+     * A variant's {@code "vmm_pin"} that keeps the rest of jkvm where the process may run, whatever
+     * the spec's: for a reference whose vCPUs use every CPU.
+     */
+    public static final String VMM_PIN_NONE = "none";
+
+    /** A {@link RunResult#placement} key: the host CPUs of the run's vCPU threads. */
+    public static final String PLACEMENT_PIN = "pin";
+
+    /** A {@link RunResult#placement} key: the host CPUs of the rest of jkvm in the run, absent where it was not pinned. */
+    public static final String PLACEMENT_VMM_PIN = "vmm_pin";
 
     /** The kernel arguments jkvm puts before the spec's: the console, reboot on panic, a quiet boot. */
     public static final String JKVM_CMDLINE = "console=ttyS0 panic=-1 quiet";
@@ -158,12 +171,14 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      *                       {@code kvm-arm.wfe_trap_policy=notrap}), or null; only used when jkvm runs in the emulated host
      * @param vcpus          vCPUs override, or 0 for the spec's
      * @param pin            CPU list override (normalised), or null for the spec's
+     * @param vmmPin         where the rest of jkvm runs in this variant's runs: a CPU list (normalised),
+     *                       {@link #VMM_PIN_NONE}, or null for the spec's
      * @param cmdline        guest kernel arguments of this variant only (e.g. {@code nopvlock}: the same host in both arms,
      *                       the guest with and without its PV lock), put after the spec's; or null
      * @param profile        its runs are profiled ({@link #profiled}); off unless the spec says on
      */
     public record Variant(String name, PvLockMode pvlock, boolean stealTime, boolean pmu, CpuOptions cpu, Path kernel,
-                          String hostKernelArgs, int vcpus, String pin, String cmdline, boolean profile) {
+                          String hostKernelArgs, int vcpus, String pin, String vmmPin, String cmdline, boolean profile) {
         /** What the vCPUs go without, as the reports name it: "" when they have every feature the host offers. */
         public String cpuText() {
             return (cpu.ptrAuth() ? "" : ", no pointer auth") + (cpu.sve() ? "" : ", no SVE");
@@ -313,24 +328,51 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
         VmConfig.checkValues(kernelCmdline(v, w), vcpus(v), memory, pinSet(v), timeout(w));
     }
 
-    /** The host CPUs the rest of jkvm runs on ({@link #vmmPin}), or null. */
-    public BitSet vmmPinSet() {
-        return vmmPin == null ? null : CpuSet.parse(vmmPin);
+    /** The host CPUs the rest of jkvm runs on in a variant's runs ("1"), or null where it is not pinned. */
+    public String vmmPin(Variant v) {
+        if (v.vmmPin() == null) return vmmPin;
+        return v.vmmPin().equals(VMM_PIN_NONE) ? null : v.vmmPin();
+    }
+
+    /** The host CPUs the rest of jkvm runs on in a variant's runs ({@link #vmmPin(Variant)}), or null. */
+    public BitSet vmmPinSet(Variant v) {
+        String cpus = vmmPin(v);
+        return cpus == null ? null : CpuSet.parse(cpus);
+    }
+
+    /** Whether any variant pins the rest of jkvm: then every run places it, the unpinned ones back where the process may run. */
+    public boolean placesVmm() {
+        return variants.stream().anyMatch(v -> vmmPin(v) != null);
+    }
+
+    /** The spec field that gives a variant's vmm_pin, as errors name it. */
+    String vmmPinField(Variant v) {
+        return v.vmmPin() != null ? "variants[" + variants.indexOf(v) + "].vmm_pin" : "vmm_pin";
     }
 
     /**
-     * Refuses a variant's CPUs, or the {@link #vmmPin}, that this process may not use (see
+     * Where a variant's runs put their threads, as a result records it: {@link #PLACEMENT_PIN} the
+     * vCPUs' CPUs, and {@link #PLACEMENT_VMM_PIN} the rest of jkvm's where it is pinned.
+     */
+    public Map<String, String> placement(Variant v) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(PLACEMENT_PIN, pin(v));
+        if (vmmPin(v) != null) m.put(PLACEMENT_VMM_PIN, vmmPin(v));
+        return Collections.unmodifiableMap(m);
+    }
+
+    /**
+     * Refuses a variant's CPUs, or its vmm_pin, that this process may not use (see
      * {@link CpuSet#checkWithin}); only the host that runs the spec can tell.
      */
     public void checkPins(BitSet allowed) {
-        if (vmmPin != null) {
+        for (Variant v : variants) {
             try {
-                CpuSet.checkWithin("vmm_pin", vmmPinSet(), allowed);
+                BitSet vmm = vmmPinSet(v);
+                if (vmm != null) CpuSet.checkWithin(vmmPinField(v), vmm, allowed);
             } catch (SettingException e) {
                 throw new IllegalArgumentException(source + ": " + e.getMessage(), e);
             }
-        }
-        for (Variant v : variants) {
             try {
                 CpuSet.checkWithin("pin", pinSet(v), allowed);
             } catch (SettingException e) {

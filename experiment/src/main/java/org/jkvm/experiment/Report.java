@@ -71,6 +71,31 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                        double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,
                        MedianInterval medianInterval, double welchP, GuestFigures guest) {}
 
+    /**
+     * Notes each variant whose results ran with threads placed otherwise than the spec now says
+     * (its pin or vmm_pin changed between runs): they are reported with the rest, and the reader
+     * should know. Results that record no placement (older logs) are passed over.
+     */
+    private static void placementNotes(ExperimentSpec spec, Map<String, Map<String, List<RunResult>>> byCell, List<String> notes) {
+        for (Variant v : spec.variants()) {
+            Map<String, String> now = spec.placement(v);
+            Map<Map<String, String>, Integer> other = new LinkedHashMap<>();
+            for (Map<String, List<RunResult>> cells : byCell.values()) {
+                for (RunResult r : cells.getOrDefault(v.name(), List.of())) {
+                    if (!r.placement().isEmpty() && !r.placement().equals(now)) other.merge(r.placement(), 1, Integer::sum);
+                }
+            }
+            other.forEach((placed, n) -> notes.add(v.name() + ": " + n + " result(s) ran with " + placementText(placed)
+                    + ", the spec now says " + placementText(now)));
+        }
+    }
+
+    private static String placementText(Map<String, String> placement) {
+        String vmm = placement.get(ExperimentSpec.PLACEMENT_VMM_PIN);
+        return "vCPUs on host CPUs " + placement.get(ExperimentSpec.PLACEMENT_PIN) + " and the rest of jkvm "
+                + (vmm == null ? "unpinned" : "on " + vmm);
+    }
+
     /** Computes the report from results (any order; warm-ups, failures and repeats handled). */
     public static Report of(ExperimentSpec spec, List<RunResult> results) {
         List<String> notes = new ArrayList<>();
@@ -91,6 +116,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
             else failedTotal++;
         }
         if (unknown > 0) notes.add(unknown + " result(s) belong to no run of this spec (another variant, workload or repetition) and are left out");
+        placementNotes(spec, byCell, notes);
 
         String base = spec.base();
         String ref = spec.reference();

@@ -23,6 +23,16 @@ public final class ReportText {
     /** How a report or a check names the spec's {@code vmm_pin}, before the CPU list. */
     public static final String VMM_PIN_LINE = "the rest of jkvm (JVM, devices, PV-lock thread) on host CPUs ";
 
+    /**
+     * What a report or a check adds to a variant's line where the variant sets its own
+     * {@code vmm_pin}: where the rest of jkvm runs in its runs; "" where it takes the spec's.
+     */
+    public static String variantVmmPin(ExperimentSpec spec, Variant v) {
+        if (v.vmmPin() == null) return "";
+        String cpus = spec.vmmPin(v);
+        return cpus == null ? ", the rest of jkvm unpinned" : ", the rest of jkvm on host CPUs " + cpus;
+    }
+
     public static String render(Report report) {
         ExperimentSpec spec = report.spec();
         StringBuilder sb = new StringBuilder();
@@ -36,7 +46,8 @@ public final class ReportText {
             if (v.name().equals(spec.reference())) sb.append(" [reference]");
             sb.append(": pvlock ").append(v.pvlock().cliName()).append(", steal time ").append(v.stealTime() ? "on" : "off")
                     .append(", ").append(spec.vms() > 1 ? spec.vms() + " VMs x " : "").append(spec.vcpus(v)).append(" vCPUs on host CPUs ")
-                    .append(spec.pin(v)).append(String.format(Locale.ROOT, " (overcommit %.2fx)", spec.overcommit(v)));
+                    .append(spec.pin(v)).append(String.format(Locale.ROOT, " (overcommit %.2fx)", spec.overcommit(v)))
+                    .append(variantVmmPin(spec, v));
             if (v.pmu()) sb.append(", guest PMU");
             sb.append(v.cpuText());
             if (v.kernel() != null) sb.append(", kernel ").append(v.kernel().getFileName());

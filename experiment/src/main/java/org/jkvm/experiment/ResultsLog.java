@@ -271,6 +271,7 @@ public final class ResultsLog implements AutoCloseable {
         if (!r.kernels().isEmpty()) m.put("kernels", r.kernels());
         if (r.kvm() != null) m.put("kvm", r.kvm().toMap());
         if (r.guest() != null) m.put("guest", r.guest().toMap());
+        if (!r.placement().isEmpty()) m.put("placement", r.placement());
         return Json.line(m);
     }
 
@@ -288,14 +289,7 @@ public final class ResultsLog implements AutoCloseable {
         if (h != null && h.isObject()) {
             for (Map.Entry<String, JsonNode> e : h.properties()) host.put(e.getKey(), exact(e.getValue(), "host." + e.getKey()));
         }
-        Map<String, String> kernels = new LinkedHashMap<>();
-        JsonNode k = o.get("kernels");
-        if (k != null && k.isObject()) {
-            for (Map.Entry<String, JsonNode> e : k.properties()) {
-                if (!e.getValue().isString()) throw new IllegalArgumentException("kernels." + e.getKey() + " is not a string");
-                kernels.put(e.getKey(), e.getValue().stringValue());
-            }
-        }
+        Map<String, String> kernels = strings(o, "kernels");
         String better = str(o, "better");
         String started = str(o, "started");
         Instant at;
@@ -314,7 +308,20 @@ public final class ResultsLog implements AutoCloseable {
                 num(o, "value"), str(o, "unit"), better == null ? null : Direction.parse(better),
                 num(o, "wall_s"), at, vms, host, str(o, "error"), kernels,
                 kvm == null || kvm.isNull() ? null : RunKvmStats.of(kvm),
-                guest == null || guest.isNull() ? null : RunGuestStats.of(guest));
+                guest == null || guest.isNull() ? null : RunGuestStats.of(guest), strings(o, "placement"));
+    }
+
+    /** An object of strings ({@code kernels}, {@code placement}); empty when absent. */
+    private static Map<String, String> strings(JsonNode o, String key) {
+        Map<String, String> m = new LinkedHashMap<>();
+        JsonNode k = o.get(key);
+        if (k != null && k.isObject()) {
+            for (Map.Entry<String, JsonNode> e : k.properties()) {
+                if (!e.getValue().isString()) throw new IllegalArgumentException(key + "." + e.getKey() + " is not a string");
+                m.put(e.getKey(), e.getValue().stringValue());
+            }
+        }
+        return m;
     }
 
     private static String str(JsonNode o, String key) {

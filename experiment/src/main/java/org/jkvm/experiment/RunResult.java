@@ -30,11 +30,13 @@ import java.util.Objects;
  *                    failed before its VMs ended)
  * @param guest       the guests' own counters over their workload, or null (an older log or initramfs,
  *                    a run that failed before its VMs ended)
+ * @param placement   where the run's threads were put ({@link ExperimentSpec#placement}: the vCPUs' host
+ *                    CPUs, and the rest of jkvm's where it was pinned); empty when unknown (an older log)
  */
 public record RunResult(String id, String variant, String workload, int repetition, boolean warmup,
                         double value, String unit, Direction better, double wallSeconds, Instant started,
                         List<Double> vmValues, Map<String, Number> host, String error, Map<String, String> kernels,
-                        RunKvmStats kvm, RunGuestStats guest) {
+                        RunKvmStats kvm, RunGuestStats guest, Map<String, String> placement) {
 
     public RunResult {
         Objects.requireNonNull(id, "id");
@@ -42,24 +44,31 @@ public record RunResult(String id, String variant, String workload, int repetiti
         vmValues = List.copyOf(vmValues == null ? List.of() : vmValues);
         host = host == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(host));
         kernels = kernels == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(kernels));
+        placement = placement == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(placement));
     }
 
     /** This result, recording the kernels that produced it. */
     public RunResult withKernels(Map<String, String> k) {
         return new RunResult(id, variant, workload, repetition, warmup, value, unit, better, wallSeconds, started,
-                vmValues, host, error, k, kvm, guest);
+                vmValues, host, error, k, kvm, guest, placement);
     }
 
     /** This result, carrying KVM's statistics of its run. */
     public RunResult withKvm(RunKvmStats k) {
         return new RunResult(id, variant, workload, repetition, warmup, value, unit, better, wallSeconds, started,
-                vmValues, host, error, kernels, k, guest);
+                vmValues, host, error, kernels, k, guest, placement);
     }
 
     /** This result, carrying the guests' own counters of its run. */
     public RunResult withGuest(RunGuestStats g) {
         return new RunResult(id, variant, workload, repetition, warmup, value, unit, better, wallSeconds, started,
-                vmValues, host, error, kernels, kvm, g);
+                vmValues, host, error, kernels, kvm, g, placement);
+    }
+
+    /** This result, recording where its threads ran. */
+    public RunResult withPlacement(Map<String, String> p) {
+        return new RunResult(id, variant, workload, repetition, warmup, value, unit, better, wallSeconds, started,
+                vmValues, host, error, kernels, kvm, guest, p);
     }
 
     /**
@@ -84,14 +93,14 @@ public record RunResult(String id, String variant, String workload, int repetiti
             sum += g.value();
         }
         return new RunResult(run.id(), run.variant().name(), run.workload().label(), run.repetition(), run.warmup(),
-                sum / values.size(), first.unit(), first.better(), wallSeconds, started, values, copy(host), null, Map.of(), null, null);
+                sum / values.size(), first.unit(), first.better(), wallSeconds, started, values, copy(host), null, Map.of(), null, null, Map.of());
     }
 
     /** A failed run. */
     public static RunResult failed(Run run, String error, double wallSeconds, Instant started,
                                    Map<String, ? extends Number> host) {
         return new RunResult(run.id(), run.variant().name(), run.workload().label(), run.repetition(), run.warmup(),
-                Double.NaN, "", null, wallSeconds, started, List.of(), copy(host), Objects.requireNonNull(error), Map.of(), null, null);
+                Double.NaN, "", null, wallSeconds, started, List.of(), copy(host), Objects.requireNonNull(error), Map.of(), null, null, Map.of());
     }
 
     private static Map<String, Number> copy(Map<String, ? extends Number> m) {

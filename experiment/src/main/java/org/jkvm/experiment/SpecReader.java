@@ -40,7 +40,7 @@ final class SpecReader {
     /** A command's placeholders, to find the ones it may not use. */
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{[^{}\\s]*}");
     private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "pmu", "ptrauth", "sve", "kernel",
-            "host_kernel_args", "vcpus", "pin", "cmdline", "profile");
+            "host_kernel_args", "vcpus", "pin", "vmm_pin", "cmdline", "profile");
     private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
 
@@ -327,16 +327,24 @@ final class SpecReader {
             int vcpus = vM == null ? 0 : positive(placed(at(path, "vcpus"), vM.value()), at(path, "vcpus"), Integer.MAX_VALUE);
             Member pinM = o.members().get("pin");
             String pin = pinM == null ? null : cpus(placed(at(path, "pin"), pinM.value()), at(path, "pin"));
+            Member vmmM = o.members().get("vmm_pin");
+            String vmmPin = vmmM == null ? null : variantVmmPin(placed(at(path, "vmm_pin"), vmmM.value()), at(path, "vmm_pin"));
             String cmdline = guestArgs(o.members().get("cmdline"), at(path, "cmdline"));
             boolean profile = onOff(o, path, "profile", false);
             if (name != null && pvlock != null) {
-                out.add(new Variant(name, pvlock, steal, pmu, cpu, kernel, host == null ? null : host.strip(), vcpus, pin, cmdline, profile));
+                out.add(new Variant(name, pvlock, steal, pmu, cpu, kernel, host == null ? null : host.strip(), vcpus, pin, vmmPin, cmdline, profile));
             }
         }
         return base != null ? base : first;
     }
 
     // ---- field helpers: each reports its own problem and returns null/0 on failure ----
+
+    /** A variant's vmm_pin: a CPU list, or {@value ExperimentSpec#VMM_PIN_NONE}. */
+    private String variantVmmPin(Node n, String path) {
+        if (n instanceof Str s && s.value().equals(ExperimentSpec.VMM_PIN_NONE)) return ExperimentSpec.VMM_PIN_NONE;
+        return cpus(n, path, ", or \"" + ExperimentSpec.VMM_PIN_NONE + "\" to leave the rest of jkvm unpinned");
+    }
 
     /** Guest kernel arguments (stripped), or null when absent or refused. */
     private String guestArgs(Member m, String path) {
@@ -466,13 +474,18 @@ final class SpecReader {
     }
 
     private String cpus(Node n, String path) {
+        return cpus(n, path, "");
+    }
+
+    /** A host CPU list, normalised; {@code alternative} is what else the field takes, for the error. */
+    private String cpus(Node n, String path, String alternative) {
         if (n == null) return null;
         String s = n instanceof Num num && num.isIntegral() ? num.text() : string(n, path);
         if (s == null) return null;
         try {
             return CpuSet.format(CpuSet.parse(s));
         } catch (IllegalArgumentException e) {
-            error(n.pos(), path, n.show() + " is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\"");
+            error(n.pos(), path, n.show() + " is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\"" + alternative);
             return null;
         }
     }

@@ -50,18 +50,18 @@ final class SpecRunChecks {
     }
 
     /**
-     * Refuses a {@code vmm_pin} that shares a CPU with a variant's vCPUs, as {@code jkvm run} refuses
-     * a {@code --vmm-pin} sharing one with {@code --pin}.
+     * Refuses a variant's {@code vmm_pin} (its own or the spec's) that shares a CPU with its vCPUs, as
+     * {@code jkvm run} refuses a {@code --vmm-pin} sharing one with {@code --pin}.
      */
     static void vmmPin(ExperimentSpec spec, BiConsumer<String, String> problems) {
-        BitSet vmmPin = spec.vmmPinSet();
-        if (vmmPin == null) return;
         for (int i = 0; i < spec.variants().size(); i++) {
             Variant v = spec.variants().get(i);
+            BitSet vmmPin = spec.vmmPinSet(v);
+            if (vmmPin == null) continue;
             try {
                 CpuSet.checkApart("vmm_pin", vmmPin, v.pin() != null ? "variants[" + i + "].pin" : "pin", spec.pinSet(v));
             } catch (SettingException e) {
-                problems.accept("vmm_pin", shown(e));
+                problems.accept(spec.vmmPinField(v), shown(e));
             }
         }
     }

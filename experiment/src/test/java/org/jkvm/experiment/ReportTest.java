@@ -112,6 +112,38 @@ class ReportTest {
     }
 
     @Test
+    void aVariantsOwnVmmPinIsOnItsLine() {
+        ExperimentSpec spec = ExperimentSpec.parse("""
+                {"name": "rep", "guest": {"kernel": "I", "initrd": "R"}, "vcpus": 4, "pin": "0", "vmm_pin": "1",
+                 "workloads": [{"name": "cpu", "workers": 4, "seconds": 5}],
+                 "variants": [{"name": "base", "pvlock": "off"}, {"name": "own", "pvlock": "off", "vmm_pin": "2-3"},
+                              {"name": "ref", "pvlock": "off", "pin": "0-3", "vmm_pin": "none"}],
+                 "repetitions": 1}
+                """, Path.of("rep.json"), false, Map.of());
+        String text = Report.of(spec, List.of()).text();
+        assertTrue(text.contains("  base [base]: pvlock off, steal time on, 4 vCPUs on host CPUs 0 (overcommit 4.00x)\n"), text);
+        assertTrue(text.contains("  own: pvlock off, steal time on, 4 vCPUs on host CPUs 0 (overcommit 4.00x), the rest of jkvm on host CPUs 2-3\n"), text);
+        assertTrue(text.contains("  ref: pvlock off, steal time on, 4 vCPUs on host CPUs 0-3 (overcommit 1.00x), the rest of jkvm unpinned\n"), text);
+    }
+
+    @Test
+    void resultsThatRanWithOtherPlacementsAreNoted() {
+        ExperimentSpec spec = spec(", \"vmm_pin\": \"4-5\"");
+        List<RunResult> results = new ArrayList<>();
+        for (RunResult r : results(spec)) {
+            Map<String, String> placed = spec.placement(spec.variant(r.variant()));
+            if (r.variant().equals("pv") && r.repetition() <= 2) placed = Map.of("pin", "0-1");
+            if (r.variant().equals("base") && r.repetition() == 3) placed = Map.of();
+            results.add(r.withPlacement(placed));
+        }
+        Report rep = Report.of(spec, results);
+        assertEquals(List.of("pv: 4 result(s) ran with vCPUs on host CPUs 0-1 and the rest of jkvm unpinned, the spec now says"
+                + " vCPUs on host CPUs 0-1 and the rest of jkvm on 4-5"), rep.notes(),
+                "two repetitions of two workloads; the base's results without a placement (an older log) pass");
+        assertTrue(rep.text().contains("\nnote: pv: 4 result(s) ran with"), rep.text());
+    }
+
+    @Test
     void noResultsGiveNaNNotExceptions() {
         ExperimentSpec spec = spec();
         Report rep = Report.of(spec, List.of());

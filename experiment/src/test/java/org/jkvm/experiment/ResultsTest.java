@@ -81,6 +81,10 @@ class ResultsTest {
                 || ResultsLog.toJson(k).endsWith("\"error\":null,\"kernels\":{\"guest\":\"6.12.117+deb12-arm64\",\"host\":\"6.12.117-jkvm-pvlock\"}}"),
                 ResultsLog.toJson(k));
         assertEquals(k, ResultsLog.fromJson(ResultsLog.toJson(k)), "a result says which kernels produced it");
+        RunResult p = a.withPlacement(Map.of("pin", "0", "vmm_pin", "1"));
+        assertTrue(ResultsLog.toJson(p).contains("\"placement\":{"), ResultsLog.toJson(p));
+        assertEquals(Map.of("pin", "0", "vmm_pin", "1"), ResultsLog.fromJson(ResultsLog.toJson(p)).placement(),
+                "a result says where its threads ran");
     }
 
     @Test

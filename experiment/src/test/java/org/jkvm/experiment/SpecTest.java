@@ -235,7 +235,7 @@ class SpecTest {
 
     @Test
     void unknownFieldsInVariantsAreErrors() {
-        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, ptrauth, sve, kernel, host_kernel_args, vcpus, pin, cmdline, profile"),
+        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, ptrauth, sve, kernel, host_kernel_args, vcpus, pin, vmm_pin, cmdline, profile"),
                 errors(minimal("", ", \"pv_lock\": \"off\"")));
     }
 
@@ -374,6 +374,33 @@ class SpecTest {
                 errors(minimal(", \"vmm_pin\": \"x\"", "")));
         assertEquals("1", ExperimentSpec.parse(minimal(", \"vmm_pin\": 1", ""), Path.of("t.json"), false, Map.of()).vmmPin(),
                 "a CPU number as a JSON number, as pin takes it");
+    }
+
+    @Test
+    void aVariantSetsItsOwnVmmPinOrNone() {
+        ExperimentSpec s = ExperimentSpec.parse(minimal(", \"vmm_pin\": \"1\"", ", \"pin\": \"0-1\", \"vmm_pin\": \"none\""),
+                Path.of("t.json"), false, Map.of());
+        assertNull(s.vmmPin(s.variant("a")), "the reference on every CPU leaves the rest of jkvm unpinned");
+        assertEquals("1", s.vmmPin(s.variant("b")), "the spec's");
+        assertEquals(Map.of("pin", "0-1"), s.placement(s.variant("a")));
+        assertEquals(Map.of("pin", "0", "vmm_pin", "1"), s.placement(s.variant("b")));
+        assertTrue(s.placesVmm());
+        ExperimentSpec own = ExperimentSpec.parse(minimal("", ", \"vmm_pin\": \"3,2\""), Path.of("t.json"), false, Map.of());
+        assertEquals("2-3", own.vmmPin(own.variant("a")));
+        assertNull(own.vmmPin(own.variant("b")));
+        assertFalse(ExperimentSpec.parse(minimal("", ""), Path.of("t.json"), false, Map.of()).placesVmm());
+        assertFalse(ExperimentSpec.parse(minimal("", ", \"vmm_pin\": \"none\""), Path.of("t.json"), false, Map.of()).placesVmm());
+    }
+
+    @Test
+    void aVariantsOwnVmmPinIsCheckedAtItsField() {
+        assertEquals(List.of("7:60 variants[0].vmm_pin: 0: shares CPU 0 with pin 0: give the rest of jkvm CPUs outside pin"),
+                errors(minimal(", \"vmm_pin\": \"1\"", ", \"vmm_pin\": \"0\"")));
+        assertEquals(List.of("7:60 variants[0].vmm_pin: \"all\" is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\","
+                + " or \"none\" to leave the rest of jkvm unpinned"), errors(minimal("", ", \"vmm_pin\": \"all\"")));
+        ExperimentSpec s = ExperimentSpec.parse(minimal("", ", \"vmm_pin\": \"2-3\""), Path.of("t.json"), false, Map.of());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.checkPins(CpuSet.parse("0-2")));
+        assertEquals("t.json: variants[0].vmm_pin 2-3: this process may run on CPUs 0-2 only; 3 is not among them", e.getMessage());
     }
 
     @Test

@@ -21,6 +21,7 @@ import org.jkvm.experiment.HostKernelArgs;
 import org.jkvm.experiment.ResultsLog;
 import org.jkvm.experiment.Run;
 import org.jkvm.experiment.RunResult;
+import org.jkvm.experiment.VmmPlacement;
 import org.jkvm.kvm.Arch;
 import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.Kvm;
@@ -81,7 +82,8 @@ final class ExperimentRunCommand implements Callable<Integer> {
                     booted.isEmpty() ? "none of them" : "'" + HostKernelArgs.text(booted) + "'"));
             int total = ex.matrix().size();
             RunProgress progress = new RunProgress(err, total, total - notDone.size(), pending.size());
-            ExperimentRunner runner = new ExperimentRunner(kvm, ex.spec(), dir.resolve(Experiment.PROFILES));
+            ExperimentRunner runner = new ExperimentRunner(kvm, ex.spec(), dir.resolve(Experiment.PROFILES),
+                    new VmmPlacement(ex.spec(), HostCpus.currentAffinity()));
             for (Run r : pending) {
                 progress.starting(r);
                 RunResult result = runner.run(r);
@@ -102,14 +104,11 @@ final class ExperimentRunCommand implements Callable<Integer> {
     }
 
     /**
-     * Refuses pin sets this process may not use (only the host that runs the spec can tell), moves
-     * this process onto the spec's vmm_pin where it has one, then opens KVM. The move comes before any
-     * VM's threads start: the vCPU threads leave it for their variant's pin, the PV-lock thread's
-     * CPUs are taken from it, and the threads made later inherit it.
+     * Refuses pin sets this process may not use (only the host that runs the spec can tell), then
+     * opens KVM. Each run places the process for its variant ({@link VmmPlacement}).
      */
     private static Kvm openKvmFor(ExperimentSpec s) {
         s.checkPins(HostCpus.currentAffinity());
-        if (s.vmmPin() != null) HostCpus.pinProcess(s.vmmPinSet());
         return Kvm.open();
     }
 

@@ -62,6 +62,7 @@ class Arm64ExperimentTest {
                         + " && echo kvm-mmio $(grep -c '\"mmio_exit_user\":[1-9]' short.results.jsonl)"
                         + " && echo guest-windows $(grep -c '\"guest\":{\"vms\":\\[{\"changes\":{\"uptime_cs\"' short.results.jsonl)"
                         + " && echo guest-steal $(grep -c '\"cpu.steal\":[1-9]' short.results.jsonl)"
+                        + " && echo placed $(grep -c '\"placement\":{\"pin\":\"0\",\"vmm_pin\":\"1\"}' short.results.jsonl)"
                         + " && grep -o '\"wall_s\":[0-9.]*' short.results.jsonl && grep -o '\"ms_to_ready\":[0-9]*' short.results.jsonl")
                 .step("again", run + " && wc -l < short.results.jsonl")
                 .script(), List.of(image, workloads, spec)).output());
@@ -75,6 +76,7 @@ class Arm64ExperimentTest {
         assertTrue(first.output().contains("the rest of jkvm (JVM, devices, PV-lock thread) on host CPUs 1"),
                 "the report's vmm_pin:\n" + first.output());
         ThreadPlacement.assertPinned(first.output(), "0", "1", 4);
+        assertTrue(first.output().contains("placed 8\n"), "every result records where its threads ran:\n" + first.output());
         assertTrue(first.output().contains("id,variant,workload"), "the CSV:\n" + first.output());
         assertTrue(!first.output().contains("failed: "), "a run failed:\n" + first.output());
         // 4 vCPUs on one host CPU: their threads wait for it (the guests' steal time)
