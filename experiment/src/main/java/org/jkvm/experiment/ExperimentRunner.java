@@ -99,6 +99,7 @@ public final class ExperimentRunner {
         List<VmRun> vms = new ArrayList<>();
         Map<String, Number> host = new LinkedHashMap<>();
         try {
+            // before Launch.prepare: the PV-lock thread's CPUs are read from this affinity, and every thread the run starts inherits it
             placed.putAll(placement.place(v));
             VmConfig config = spec.vmConfig(v, run.workload());
             boolean profiled = spec.profiled(run);

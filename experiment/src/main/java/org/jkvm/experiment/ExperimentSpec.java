@@ -90,12 +90,6 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      */
     public static final String VMM_PIN_NONE = "none";
 
-    /** A {@link RunResult#placement} key: the host CPUs of the run's vCPU threads. */
-    public static final String PLACEMENT_PIN = "pin";
-
-    /** A {@link RunResult#placement} key: the host CPUs of the rest of jkvm in the run, absent where it was not pinned. */
-    public static final String PLACEMENT_VMM_PIN = "vmm_pin";
-
     /** The kernel arguments jkvm puts before the spec's: the console, reboot on panic, a quiet boot. */
     public static final String JKVM_CMDLINE = "console=ttyS0 panic=-1 quiet";
 
@@ -345,19 +339,24 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
         return variants.stream().anyMatch(v -> vmmPin(v) != null);
     }
 
-    /** The spec field that gives a variant's vmm_pin, as errors name it. */
-    String vmmPinField(Variant v) {
-        return v.vmmPin() != null ? "variants[" + variants.indexOf(v) + "].vmm_pin" : "vmm_pin";
+    /** The spec field that gives the vmm_pin of variant {@code i}, as errors name it. */
+    String vmmPinField(int i) {
+        return variants.get(i).vmmPin() != null ? "variants[" + i + "].vmm_pin" : "vmm_pin";
+    }
+
+    /** Whether any variant takes the spec's own {@link #vmmPin}: where none does, it is not shown. */
+    public boolean vmmPinInherited() {
+        return vmmPin != null && variants.stream().anyMatch(v -> v.vmmPin() == null);
     }
 
     /**
-     * Where a variant's runs put their threads, as a result records it: {@link #PLACEMENT_PIN} the
-     * vCPUs' CPUs, and {@link #PLACEMENT_VMM_PIN} the rest of jkvm's where it is pinned.
+     * Where a variant's runs put their threads, as a result records it: {@link RunResult#PLACEMENT_PIN} the
+     * vCPUs' CPUs, and {@link RunResult#PLACEMENT_VMM_PIN} the rest of jkvm's where it is pinned.
      */
     public Map<String, String> placement(Variant v) {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put(PLACEMENT_PIN, pin(v));
-        if (vmmPin(v) != null) m.put(PLACEMENT_VMM_PIN, vmmPin(v));
+        m.put(RunResult.PLACEMENT_PIN, pin(v));
+        if (vmmPin(v) != null) m.put(RunResult.PLACEMENT_VMM_PIN, vmmPin(v));
         return Collections.unmodifiableMap(m);
     }
 
@@ -366,10 +365,11 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      * {@link CpuSet#checkWithin}); only the host that runs the spec can tell.
      */
     public void checkPins(BitSet allowed) {
-        for (Variant v : variants) {
+        for (int i = 0; i < variants.size(); i++) {
+            Variant v = variants.get(i);
             try {
                 BitSet vmm = vmmPinSet(v);
-                if (vmm != null) CpuSet.checkWithin(vmmPinField(v), vmm, allowed);
+                if (vmm != null) CpuSet.checkWithin(vmmPinField(i), vmm, allowed);
             } catch (SettingException e) {
                 throw new IllegalArgumentException(source + ": " + e.getMessage(), e);
             }

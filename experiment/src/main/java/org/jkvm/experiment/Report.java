@@ -91,8 +91,8 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
     }
 
     private static String placementText(Map<String, String> placement) {
-        String vmm = placement.get(ExperimentSpec.PLACEMENT_VMM_PIN);
-        return "vCPUs on host CPUs " + placement.get(ExperimentSpec.PLACEMENT_PIN) + " and the rest of jkvm "
+        String vmm = placement.get(RunResult.PLACEMENT_VMM_PIN);
+        return "vCPUs on host CPUs " + placement.get(RunResult.PLACEMENT_PIN) + " and the rest of jkvm "
                 + (vmm == null ? "unpinned" : "on " + vmm);
     }
 

@@ -56,7 +56,7 @@ public final class ReportText {
             if (v.profile()) sb.append(", profiled (its throughput pays the profiler's cost)");
             sb.append('\n');
         }
-        if (spec.vmmPin() != null) sb.append("  ").append(VMM_PIN_LINE).append(spec.vmmPin()).append('\n');
+        if (spec.vmmPinInherited()) sb.append("  ").append(VMM_PIN_LINE).append(spec.vmmPin()).append('\n');
         sb.append("mean ± sample stdev over the runs; % = change against the base, + is better (of the mean / of the median)");
         if (spec.reference() != null) {
             sb.append(";\nwon back = (variant - base) / (").append(spec.reference())

@@ -314,9 +314,9 @@ public final class ResultsLog implements AutoCloseable {
     /** An object of strings ({@code kernels}, {@code placement}); empty when absent. */
     private static Map<String, String> strings(JsonNode o, String key) {
         Map<String, String> m = new LinkedHashMap<>();
-        JsonNode k = o.get(key);
-        if (k != null && k.isObject()) {
-            for (Map.Entry<String, JsonNode> e : k.properties()) {
+        JsonNode node = o.get(key);
+        if (node != null && node.isObject()) {
+            for (Map.Entry<String, JsonNode> e : node.properties()) {
                 if (!e.getValue().isString()) throw new IllegalArgumentException(key + "." + e.getKey() + " is not a string");
                 m.put(e.getKey(), e.getValue().stringValue());
             }

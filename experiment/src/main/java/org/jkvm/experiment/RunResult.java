@@ -38,6 +38,12 @@ public record RunResult(String id, String variant, String workload, int repetiti
                         List<Double> vmValues, Map<String, Number> host, String error, Map<String, String> kernels,
                         RunKvmStats kvm, RunGuestStats guest, Map<String, String> placement) {
 
+    /** A {@link #placement} key: the host CPUs of the run's vCPU threads. */
+    public static final String PLACEMENT_PIN = "pin";
+
+    /** A {@link #placement} key: the host CPUs of the rest of jkvm in the run, absent where it was not pinned. */
+    public static final String PLACEMENT_VMM_PIN = "vmm_pin";
+
     public RunResult {
         Objects.requireNonNull(id, "id");
         unit = unit == null ? "" : unit;

@@ -58,10 +58,13 @@ final class SpecRunChecks {
             Variant v = spec.variants().get(i);
             BitSet vmmPin = spec.vmmPinSet(v);
             if (vmmPin == null) continue;
+            String field = spec.vmmPinField(i);
             try {
-                CpuSet.checkApart("vmm_pin", vmmPin, v.pin() != null ? "variants[" + i + "].pin" : "pin", spec.pinSet(v));
+                CpuSet.checkApart(field, vmmPin, v.pin() != null ? "variants[" + i + "].pin" : "pin", spec.pinSet(v));
             } catch (SettingException e) {
-                problems.accept(spec.vmmPinField(v), shown(e));
+                // a variant that uses every CPU (a reference) can leave the spec's vmm_pin
+                problems.accept(field, shown(e) + (v.vmmPin() == null ? ", or give variants[" + i + "] \"vmm_pin\": \""
+                        + ExperimentSpec.VMM_PIN_NONE + "\"" : ""));
             }
         }
     }

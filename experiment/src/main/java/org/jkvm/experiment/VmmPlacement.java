@@ -5,6 +5,7 @@ import java.util.Map;
 
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.kvm.HostCpus;
+import org.jkvm.vmm.config.CpuSet;
 
 /**
  * Puts the rest of jkvm (the JVM's threads, devices, the PV-lock thread) where each run's variant
@@ -17,6 +18,9 @@ public final class VmmPlacement {
     private final BitSet start;
 
     /**
+     * A placement for {@code spec}'s runs.
+     *
+     * @param spec  the experiment whose variants say where the rest of jkvm goes
      * @param start the CPUs the process may use before any run ({@link HostCpus#currentAffinity}
      *              read before the first placement): where an unpinned variant's runs go back to
      */
@@ -32,7 +36,13 @@ public final class VmmPlacement {
     public Map<String, String> place(Variant v) {
         if (spec.placesVmm()) {
             BitSet vmm = spec.vmmPinSet(v);
-            HostCpus.pinProcess(vmm != null ? vmm : start);
+            BitSet cpus = vmm != null ? vmm : start;
+            try {
+                HostCpus.pinProcess(cpus);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("placing the rest of jkvm on host CPUs " + CpuSet.format(cpus) + " for variant "
+                        + v.name() + (vmm != null ? " (its vmm_pin)" : " (where the process started)") + ": " + e.getMessage(), e);
+            }
         }
         return spec.placement(v);
     }

@@ -364,11 +364,13 @@ class SpecTest {
     void vmmPinIsReadAndSharesNoCpuWithAnyVariantsVcpus() {
         assertEquals("1-3", ExperimentSpec.parse(minimal(", \"vmm_pin\": \"1,2-3\"", ""), Path.of("t.json"), false, Map.of()).vmmPin());
         assertNull(ExperimentSpec.parse(minimal("", ""), Path.of("t.json"), false, Map.of()).vmmPin());
-        assertEquals(List.of("8:32 vmm_pin: 0-1: shares CPU 0 with pin 0: give the rest of jkvm CPUs outside pin"),
-                errors(minimal(", \"vmm_pin\": \"0-1\"", "")));
-        assertEquals(List.of("8:32 vmm_pin: 1-2: shares CPU 2 with variants[0].pin 2-3: give the rest of jkvm CPUs outside variants[0].pin"),
+        assertEquals(List.of("8:32 vmm_pin: 0-1: shares CPU 0 with pin 0: give the rest of jkvm CPUs outside pin,"
+                + " or give variants[0] \"vmm_pin\": \"none\""), errors(minimal(", \"vmm_pin\": \"0-1\"", "")));
+        assertEquals(List.of("8:32 vmm_pin: 1-2: shares CPU 2 with variants[0].pin 2-3: give the rest of jkvm CPUs outside variants[0].pin,"
+                + " or give variants[0] \"vmm_pin\": \"none\""),
                 errors(minimal(", \"vmm_pin\": \"1-2\"", ", \"pin\": \"2-3\"")));
-        assertEquals(List.of("8:32 vmm_pin: 1-3: shares CPUs 1-2 with variants[1].pin 0-2: give the rest of jkvm CPUs outside variants[1].pin"),
+        assertEquals(List.of("8:32 vmm_pin: 1-3: shares CPUs 1-2 with variants[1].pin 0-2: give the rest of jkvm CPUs outside variants[1].pin,"
+                + " or give variants[1] \"vmm_pin\": \"none\""),
                 errors(minimal(", \"vmm_pin\": \"1-3\"", "").replace("\"pvlock\": \"auto\"", "\"pvlock\": \"auto\", \"pin\": \"0-2\"")));
         assertEquals(List.of("8:32 vmm_pin: \"x\" is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\""),
                 errors(minimal(", \"vmm_pin\": \"x\"", "")));

@@ -49,8 +49,24 @@ class VmmPlacementTest {
             placed.countDown();
             assertEquals(CpuSet.parse(second), seenByOther.get(), "a thread of the process that was running");
             assertEquals(CpuSet.parse(second), HostCpus.currentAffinity(), "the runner's own thread");
-            assertEquals(Map.of("pin", first), placement.place(spec.variant("free")));
+            CountDownLatch freed = new CountDownLatch(1);
+            CompletableFuture<BitSet> seenByLater = new CompletableFuture<>();
+            Thread later = Thread.ofPlatform().name("made-while-pinned").start(() -> {
+                try {
+                    freed.await();
+                    seenByLater.complete(HostCpus.currentAffinity());
+                } catch (InterruptedException e) {
+                    seenByLater.completeExceptionally(e);
+                }
+            });
+            try {
+                assertEquals(Map.of("pin", first), placement.place(spec.variant("free")));
+            } finally {
+                freed.countDown();
+                later.join();
+            }
             assertEquals(all, HostCpus.currentAffinity(), "back on every CPU the process had");
+            assertEquals(all, seenByLater.get(), "a thread made while the process was pinned (a JIT compiler thread)");
         } finally {
             placed.countDown();
             other.join();

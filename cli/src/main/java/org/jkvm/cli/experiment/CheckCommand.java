@@ -52,7 +52,7 @@ final class CheckCommand implements Callable<Integer> {
                     ReportText.variantVmmPin(s, v), v.pmu() ? ", guest PMU" : "", v.cpuText(), v.hostKernelArgs() == null ? "" : ", host " + v.hostKernelArgs(),
                     v.cmdline() == null ? "" : ", guest " + v.cmdline(), v.profile() ? ", profiled" : "");
         }
-        if (s.vmmPin() != null) out.println("  " + ReportText.VMM_PIN_LINE + s.vmmPin());
+        if (s.vmmPinInherited()) out.println("  " + ReportText.VMM_PIN_LINE + s.vmmPin());
         return 0;
     }
 }

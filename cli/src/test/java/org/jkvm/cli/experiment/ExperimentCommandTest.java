@@ -104,6 +104,14 @@ class ExperimentCommandTest {
         Out p = run("check", pinned.toString());
         assertEquals(0, p.code(), p.err());
         assertTrue(p.out().endsWith("(overcommit 2.00x)\n  the rest of jkvm (JVM, devices, PV-lock thread) on host CPUs 2\n"), p.out());
+        Path own = dir.resolve("own.json");
+        Files.writeString(own, Files.readString(pinned).replace("\"pvlock\": \"userspace\"}",
+                "\"pvlock\": \"userspace\", \"vmm_pin\": \"3\"}, {\"name\": \"ref\", \"pvlock\": \"off\", \"pin\": \"0-3\", \"vmm_pin\": \"none\"}"));
+        Out o = run("check", own.toString());
+        assertEquals(0, o.code(), o.err());
+        assertTrue(o.out().contains("  pv: pvlock userspace, steal time on, 4 vCPUs x 1 VM(s) on 0-1 (overcommit 2.00x),"
+                + " the rest of jkvm on host CPUs 3\n  ref: pvlock off, steal time on, 4 vCPUs x 1 VM(s) on 0-3 (overcommit 1.00x),"
+                + " the rest of jkvm unpinned\n  the rest of jkvm (JVM, devices, PV-lock thread) on host CPUs 2\n"), o.out());
 
         Path bad = dir.resolve("bad.json");
         Files.writeString(bad, "{\"name\": \"x\",\n \"vcpus\": \"two\"}");
