@@ -25,6 +25,33 @@ class VmmPlacementTest {
                 """.formatted(pin, variants), Path.of("p.json"), false, Map.of());
     }
 
+    /** A thread of the process that, once released, reads the CPUs it may run on. */
+    private record Watcher(Thread thread, CountDownLatch go, CompletableFuture<BitSet> seen) {
+        static Watcher start(String name) {
+            CountDownLatch go = new CountDownLatch(1);
+            CompletableFuture<BitSet> seen = new CompletableFuture<>();
+            Thread t = Thread.ofPlatform().name(name).start(() -> {
+                try {
+                    go.await();
+                    seen.complete(HostCpus.currentAffinity());
+                } catch (InterruptedException e) {
+                    seen.completeExceptionally(e);
+                }
+            });
+            return new Watcher(t, go, seen);
+        }
+
+        void release() throws InterruptedException {
+            go.countDown();
+            thread.join();
+        }
+
+        BitSet read() throws Exception {
+            release();
+            return seen.get();
+        }
+    }
+
     @Test
     void aVariantsRunsGoToItsVmmPinAndAnUnpinnedVariantsBackWhereTheProcessStarted() throws Exception {
         BitSet all = HostCpus.currentAffinity();
@@ -34,42 +61,21 @@ class VmmPlacementTest {
         ExperimentSpec spec = spec(first, """
                 {"name": "own", "pvlock": "off", "vmm_pin": "%s"}, {"name": "free", "pvlock": "off"}""".formatted(second));
         VmmPlacement placement = new VmmPlacement(spec, all);
-        CountDownLatch placed = new CountDownLatch(1);
-        CompletableFuture<BitSet> seenByOther = new CompletableFuture<>();
-        Thread other = Thread.ofPlatform().name("device").start(() -> {
-            try {
-                placed.await();
-                seenByOther.complete(HostCpus.currentAffinity());
-            } catch (InterruptedException e) {
-                seenByOther.completeExceptionally(e);
-            }
-        });
+        Watcher other = Watcher.start("device");
         try {
             assertEquals(Map.of("pin", first, "vmm_pin", second), placement.place(spec.variant("own")));
-            placed.countDown();
-            assertEquals(CpuSet.parse(second), seenByOther.get(), "a thread of the process that was running");
+            assertEquals(CpuSet.parse(second), other.read(), "a thread of the process that was running");
             assertEquals(CpuSet.parse(second), HostCpus.currentAffinity(), "the runner's own thread");
-            CountDownLatch freed = new CountDownLatch(1);
-            CompletableFuture<BitSet> seenByLater = new CompletableFuture<>();
-            Thread later = Thread.ofPlatform().name("made-while-pinned").start(() -> {
-                try {
-                    freed.await();
-                    seenByLater.complete(HostCpus.currentAffinity());
-                } catch (InterruptedException e) {
-                    seenByLater.completeExceptionally(e);
-                }
-            });
+            Watcher later = Watcher.start("made-while-pinned");
             try {
                 assertEquals(Map.of("pin", first), placement.place(spec.variant("free")));
             } finally {
-                freed.countDown();
-                later.join();
+                later.release();
             }
             assertEquals(all, HostCpus.currentAffinity(), "back on every CPU the process had");
-            assertEquals(all, seenByLater.get(), "a thread made while the process was pinned (a JIT compiler thread)");
+            assertEquals(all, later.read(), "a thread made while the process was pinned (a JIT compiler thread)");
         } finally {
-            placed.countDown();
-            other.join();
+            other.release();
             HostCpus.pinProcess(all);
         }
     }
