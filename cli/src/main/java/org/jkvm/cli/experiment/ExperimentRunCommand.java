@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +67,9 @@ final class ExperimentRunCommand implements Callable<Integer> {
         PrintWriter err = cs.commandLine().getErr();
         Path dir = reportDir();
         PrintWriter stdout = cs.commandLine().getOut();
-        try (Experiment ex = Experiment.open(loaded(), spec.file, spec.results); Kvm kvm = openKvmFor(ex.spec())) {
+        // read once: the CPUs the pins are checked against are those an unpinned variant's runs go back to
+        BitSet start = HostCpus.currentAffinity();
+        try (Experiment ex = Experiment.open(loaded(), spec.file, spec.results); Kvm kvm = openKvmFor(ex.spec(), start)) {
             String cmdline = hostCmdline();
             Set<String> booted = HostKernelArgs.booted(ex.spec(), cmdline);
             List<Run> notDone = ex.pending();
@@ -83,7 +86,7 @@ final class ExperimentRunCommand implements Callable<Integer> {
             int total = ex.matrix().size();
             RunProgress progress = new RunProgress(err, total, total - notDone.size(), pending.size());
             ExperimentRunner runner = new ExperimentRunner(kvm, ex.spec(), dir.resolve(Experiment.PROFILES),
-                    new VmmPlacement(ex.spec(), HostCpus.currentAffinity()));
+                    new VmmPlacement(ex.spec(), start));
             for (Run r : pending) {
                 progress.starting(r);
                 RunResult result = runner.run(r);
@@ -104,11 +107,11 @@ final class ExperimentRunCommand implements Callable<Integer> {
     }
 
     /**
-     * Refuses pin sets this process may not use (only the host that runs the spec can tell), then
+     * Refuses pin sets outside {@code allowed}, the CPUs this process may use (only the host that runs the spec can tell), then
      * opens KVM. Each run places the process for its variant ({@link VmmPlacement}).
      */
-    private static Kvm openKvmFor(ExperimentSpec s) {
-        s.checkPins(HostCpus.currentAffinity());
+    private static Kvm openKvmFor(ExperimentSpec s, BitSet allowed) {
+        s.checkPins(allowed);
         return Kvm.open();
     }
 
