@@ -16,7 +16,9 @@ import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockDevice;
+import org.jkvm.pvlock.PvLockStats;
 import org.jkvm.pvlock.PvLockTotals;
+import org.jkvm.pvlock.StalenessHistogram;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.io.OutputFile;
@@ -212,6 +214,7 @@ public final class ExperimentRunner {
     private static void collect(Map<String, Number> host, List<VmRun> vms) {
         long exits = 0, inRun = 0, outside = 0, onCpu = 0, waiting = 0, calls = 0, set = 0, cleared = 0, seen = 0;
         long preemptions = 0, voluntary = 0;
+        List<StalenessHistogram> flagDelays = new ArrayList<>();
         boolean sched = true;
         for (VmRun r : vms) {
             for (VcpuStats s : r.report.vcpus()) {
@@ -225,7 +228,9 @@ public final class ExperimentRunner {
                     waiting += t.get().waitingNanos();
                 }
             }
-            PvLockTotals p = r.launch.extension(PvLockDevice.class).stats().totals();
+            PvLockStats stats = r.launch.extension(PvLockDevice.class).stats();
+            flagDelays.add(stats.staleness());
+            PvLockTotals p = stats.totals();
             calls += p.pvLockCalls();
             set += p.preemptedSet();
             cleared += p.preemptedCleared();
@@ -247,6 +252,7 @@ public final class ExperimentRunner {
         host.put("preempted_changes_seen", seen);
         host.put("vcpu_preemptions", preemptions);
         host.put("vcpu_voluntary_switch_outs", voluntary);
+        TrackerDelay.put(host, StalenessHistogram.merged(flagDelays));
     }
 
     /** KVM's statistics of each VM over its workload's window when every VM printed both edges, else over the run. */

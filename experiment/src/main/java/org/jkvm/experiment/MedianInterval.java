@@ -11,7 +11,7 @@ import java.util.SplittableRandom;
  * bound the interval. Written here because neither commons-math3 nor commons-statistics offers a
  * bootstrap; the fixed seed makes a report the same every time it is made from the same log.
  *
- * @param low  lower bound (base = 100), NaN when undefined
+ * @param low  lower bound (base = 100; in the sample's units for {@link #ofMedian}), NaN when undefined
  * @param high upper bound
  */
 public record MedianInterval(double low, double high) {
@@ -37,6 +37,22 @@ public record MedianInterval(double low, double high) {
         if (n < RESAMPLES / 2) return NONE;
         Arrays.sort(rel, 0, n);
         return new MedianInterval(rel[(int) Math.floor(0.025 * (n - 1))], rel[(int) Math.ceil(0.975 * (n - 1))]);
+    }
+
+    /**
+     * A 95% percentile-bootstrap interval of one sample's own median, in the sample's units (not
+     * against a base: {@link #verdict} does not apply); NaN values are left out.
+     */
+    public static MedianInterval ofMedian(double[] sample) {
+        double[] x = Arrays.stream(sample).filter(Double::isFinite).toArray();
+        if (x.length < 2) return NONE;
+        SplittableRandom rnd = new SplittableRandom(SEED);
+        double[] medians = new double[RESAMPLES];
+        double[] xs = new double[x.length];
+        for (int i = 0; i < RESAMPLES; i++) medians[i] = median(resample(x, xs, rnd));
+        Arrays.sort(medians);
+        return new MedianInterval(medians[(int) Math.floor(0.025 * (RESAMPLES - 1))],
+                medians[(int) Math.ceil(0.975 * (RESAMPLES - 1))]);
     }
 
     /** "better" or "worse" where the interval leaves out 100 (no change), else "not resolved"; "n/a" without one. */

@@ -66,10 +66,11 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
      *                       ({@link MedianInterval#NONE} for the base itself)
      * @param welchP         {@link LogWelch#p} of its runs against the base's (NaN for the base itself)
      * @param guest          the mean of its measured runs' {@link GuestFigures}, or null when none has them
+     * @param tracker        its measured runs' {@link TrackerDelay}s, or null when none recorded them
      */
     public record Cell(String variant, Stats stats, int failed, double changeMean, double changeMedian,
                        double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,
-                       MedianInterval medianInterval, double welchP, GuestFigures guest) {}
+                       MedianInterval medianInterval, double welchP, GuestFigures guest, TrackerDelay.Summary tracker) {}
 
     /**
      * Notes each variant whose results ran with threads placed otherwise than the spec now says
@@ -146,17 +147,21 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
             Map<String, double[]> samples = new LinkedHashMap<>();
             Map<String, Integer> failed = new LinkedHashMap<>();
             Map<String, GuestFigures> guest = new LinkedHashMap<>();
+            Map<String, TrackerDelay.Summary> tracker = new LinkedHashMap<>();
             for (Variant v : spec.variants()) {
                 List<RunResult> list = cells.getOrDefault(v.name(), List.of());
                 List<Double> values = new ArrayList<>();
                 List<GuestFigures> figures = new ArrayList<>();
+                List<TrackerDelay> delays = new ArrayList<>();
                 int f = 0;
                 for (RunResult r : list) {
                     if (r.ok()) values.add(r.value());
                     else f++;
                     GuestFigures.of(r, w.seconds()).ifPresent(figures::add);
+                    TrackerDelay.of(r).ifPresent(delays::add);
                 }
                 guest.put(v.name(), GuestFigures.mean(figures));
+                tracker.put(v.name(), TrackerDelay.Summary.of(delays));
                 stats.put(v.name(), Stats.of(values));
                 samples.put(v.name(), values.stream().mapToDouble(Double::doubleValue).toArray());
                 failed.put(v.name(), f);
@@ -178,7 +183,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                         wbMean, wbMedian, relMean, Math.min(relA, relB), Math.max(relA, relB),
                         v.name().equals(base) ? MedianInterval.NONE : MedianInterval.of(samples.get(base), samples.get(v.name()), better),
                         v.name().equals(base) ? Double.NaN : LogWelch.p(samples.get(base), samples.get(v.name())),
-                        guest.get(v.name())));
+                        guest.get(v.name()), tracker.get(v.name())));
                 rels.get(v.name()).add(relMean);
             }
             rows.add(new WorkloadReport(w, unit == null ? "" : unit, better, known, out));

@@ -15,7 +15,8 @@ import org.jkvm.experiment.Report.WorkloadReport;
  * then per variant mean ± stdev, % change of the mean and of the median, and won-back), a
  * geometric-mean row, the spread table (n, min, median, max per workload and variant), and each
  * variant's median against the base's with a bootstrap interval, Welch's p-value and whether it is resolved,
- * and, where the guests printed their own counters, what those say per workload and variant ({@link GuestFigures}).
+ * where the guests printed their own counters, what those say per workload and variant ({@link GuestFigures}),
+ * and where a userspace PV-lock tracker ran, how late its flags were ({@link TrackerDelay}).
  */
 public final class ReportText {
     private ReportText() {}
@@ -124,6 +125,7 @@ public final class ReportText {
         });
         ci.render(sb, 2);
         guestTable(sb, report);
+        trackerTable(sb, report);
         if (!report.notes().isEmpty()) {
             sb.append('\n');
             for (String n : report.notes()) sb.append("note: ").append(n).append('\n');
@@ -147,6 +149,22 @@ public final class ReportText {
                             num(f.reschedPerSecond()), num(f.spinSlowpathsPerSecond()));
         });
         g.render(sb, 2);
+    }
+
+    /** The userspace PV-lock tracker's switch-to-flag delays per cell, when any measured run recorded them. */
+    private static void trackerTable(StringBuilder sb, Report report) {
+        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.tracker() == null)) return;
+        sb.append("\nThe userspace PV-lock tracker, in the measured runs that ran it: switches = scheduler switches of vCPU threads\n")
+                .append("it read per run; delay = from a switch to jkvm's write of its preempted flag: each run's mean (median over\n")
+                .append("the runs, with a 95% bootstrap interval of that median), its 99th percentile's bound (median) and the longest\n\n");
+        Table d = new Table();
+        d.row(List.of("Workload", "variant", "runs", "switches", "delay mean us", "95% interval", "p99 <= us", "max us"));
+        cellRows(d, report, c -> c.tracker() != null, (w, c) -> {
+            TrackerDelay.Summary t = c.tracker();
+            return List.of(String.valueOf(t.runs()), num(t.switches()), num(t.meanUs()), interval(t.meanInterval()),
+                    num(t.p99BoundUs()), num(t.maxUs()));
+        });
+        d.render(sb, 2);
     }
 
     /** A row per cell {@code include} takes: the workload's label (on its first row only), the variant, then {@code columns}. */

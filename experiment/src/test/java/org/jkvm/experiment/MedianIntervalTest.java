@@ -53,4 +53,12 @@ class MedianIntervalTest {
         double[] v = {110, 120, 105, 130, 115, 125, 108, 118, 122, 111};
         assertEquals(MedianInterval.of(BASE, v, Direction.HIGHER), MedianInterval.of(BASE, v, Direction.HIGHER));
     }
+
+    @Test
+    void aSamplesOwnMedianIsBoundedInItsUnitsWithinItsRange() {
+        double[] v = {110, 120, 105, 130, 115, 125, 108, 118, 122, 111, Double.NaN};
+        MedianInterval m = MedianInterval.ofMedian(v);
+        assertTrue(m.low() >= 105 && m.low() < 116.5 && m.high() > 116.5 && m.high() <= 130, m.toString());
+        assertEquals(MedianInterval.NONE, MedianInterval.ofMedian(new double[] {110, Double.NaN}), "one run has no interval");
+    }
 }

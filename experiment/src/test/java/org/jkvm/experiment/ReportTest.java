@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import javax.xml.parsers.DocumentBuilderFactory;
 
@@ -43,6 +44,11 @@ class ReportTest {
 
     /** hackbench in seconds (lower is better), cpu in ops/s (higher is better). */
     static List<RunResult> results(ExperimentSpec spec) {
+        return results(spec, r -> Map.of("exits", 5));
+    }
+
+    /** {@link #results(ExperimentSpec)} with each run's host figures from {@code host}. */
+    static List<RunResult> results(ExperimentSpec spec, Function<Run, Map<String, Number>> host) {
         Map<String, double[]> values = Map.of(
                 "hackbench/base", new double[] {20, 22, 24},
                 "hackbench/pv", new double[] {14, 15, 19},
@@ -58,7 +64,7 @@ class ReportTest {
                 out.add(RunResult.failed(r, "timeout", 125, Instant.EPOCH, Map.of()));
             } else {
                 out.add(RunResult.of(r, List.of(new GuestResult(r.workload().name(), v, lower ? "s" : "ops/s",
-                        lower ? Direction.LOWER : Direction.HIGHER)), 10, Instant.EPOCH, Map.of("exits", 5)));
+                        lower ? Direction.LOWER : Direction.HIGHER)), 10, Instant.EPOCH, host.apply(r)));
             }
         }
         return out;
@@ -199,6 +205,40 @@ class ReportTest {
         assertEquals("Workload   variant  steal %  run delay ms/s  run delay us/op  resched/s  slowpath/s", find(lines, "Workload   variant  steal"));
         assertEquals("cpu        base         n/a             n/a              n/a        n/a         n/a", find(lines, "cpu        base         n/a"));
         assertEquals("           pv         23.33           200.0             2000      50.00         n/a", find(lines, "           pv         23"));
+    }
+
+    @Test
+    void theTrackersDelaysAreSummedUpPerCellWithAnIntervalOfTheirMedian() {
+        ExperimentSpec spec = spec();
+        assertTrue(!Report.of(spec, results(spec)).text().contains("PV-lock tracker"), "no table where no run recorded delays");
+        // hackbench's pv runs: means 100, 300, 200 us; the warm-up's 99999 us is left out
+        double[] means = {100, 300, 200};
+        Report rep = Report.of(spec, results(spec, r -> !r.id().startsWith("hackbench/pv/") ? Map.of("exits", 5)
+                : r.warmup() ? delays(1, 99_999, 99_999, 99_999)
+                : delays(10L * r.repetition(), means[r.repetition() - 1], 1000.0 * r.repetition(), 5000 + 2000.0 * r.repetition())));
+
+        TrackerDelay.Summary t = rep.workloads().getFirst().cell("pv").tracker();
+        assertEquals(3, t.runs());
+        assertEquals(20, t.switches(), EPS);
+        assertEquals(200, t.meanUs(), EPS);
+        assertEquals(100, t.meanInterval().low(), EPS, "the median of 3 resampled means is 100 about a quarter of the time");
+        assertEquals(300, t.meanInterval().high(), EPS);
+        assertEquals(2000, t.p99BoundUs(), EPS);
+        assertEquals(11_000, t.maxUs(), EPS, "the longest of any run");
+        assertNull(rep.workloads().getFirst().cell("base").tracker());
+        assertNull(rep.workloads().get(1).cell("pv").tracker());
+
+        String[] lines = rep.text().split("\n");
+        assertEquals("Workload   variant  runs  switches  delay mean us    95% interval  p99 <= us  max us",
+                find(lines, "Workload   variant  runs"));
+        assertEquals("hackbench  pv          3     20.00          200.0  [100.0, 300.0]       2000   11000",
+                find(lines, "hackbench  pv          3"));
+    }
+
+    /** The host figures of a run whose tracker read {@code switches} switches. */
+    private static Map<String, Number> delays(long switches, double meanUs, double p99Us, double maxUs) {
+        return Map.of(TrackerDelay.SWITCHES, switches, TrackerDelay.MEAN_US, meanUs, TrackerDelay.P99_BOUND_US, p99Us,
+                TrackerDelay.MAX_US, maxUs);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.jkvm.pvlock;
 
+import java.util.Collection;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -22,6 +23,25 @@ public final class StalenessHistogram {
         count++;
         sum += n;
         if (n > max) max = n;
+    }
+
+    /**
+     * One histogram of every switch {@code parts} measured (the trackers of a run's VMs, say).
+     * Read the parts once their trackers have stopped.
+     */
+    public static StalenessHistogram merged(Collection<StalenessHistogram> parts) {
+        StalenessHistogram m = new StalenessHistogram();
+        long count = 0, sum = 0, max = 0;
+        for (StalenessHistogram p : parts) {
+            for (int b = 0; b < BUCKETS; b++) m.buckets.addAndGet(b, p.buckets.get(b));
+            count += p.count;
+            sum += p.sum;
+            max = Math.max(max, p.max);
+        }
+        m.count = count;
+        m.sum = sum;
+        m.max = max;
+        return m;
     }
 
     /** Switches measured. */

@@ -1,0 +1,69 @@
+package org.jkvm.experiment;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.jkvm.pvlock.StalenessHistogram;
+
+/**
+ * How late the userspace PV-lock tracker wrote {@code preempted} in one run: from each scheduler
+ * switch of a vCPU thread to jkvm's write of its flag, over every VM of the run. A run records it
+ * among its host figures only where a tracker read switches (userspace mode, a guest that made
+ * its PV-lock call); kernel mode's flags are the host kernel's and have no such delay.
+ *
+ * @param switches   switches the trackers read
+ * @param meanUs     their mean delay, microseconds
+ * @param p99BoundUs an upper bound of the 99th percentile (the histogram's power-of-two buckets)
+ * @param maxUs      the longest delay
+ */
+public record TrackerDelay(long switches, double meanUs, double p99BoundUs, double maxUs) {
+    static final String SWITCHES = "flag_delay_switches";
+    static final String MEAN_US = "flag_delay_us_mean";
+    static final String P99_BOUND_US = "flag_delay_us_p99_bound";
+    static final String MAX_US = "flag_delay_us_max";
+
+    /** Adds the delays of {@code delays} to a run's host figures, where it holds any. */
+    static void put(Map<String, Number> host, StalenessHistogram delays) {
+        if (delays.count() == 0) return;
+        host.put(SWITCHES, delays.count());
+        host.put(MEAN_US, delays.meanNanos() / 1e3);
+        host.put(P99_BOUND_US, delays.quantileNanos(0.99) / 1e3);
+        host.put(MAX_US, delays.maxNanos() / 1e3);
+    }
+
+    /** The delays a successful run recorded, if it recorded them. */
+    static Optional<TrackerDelay> of(RunResult r) {
+        Map<String, Number> h = r.host();
+        if (!r.ok() || !h.containsKey(SWITCHES) || !h.containsKey(MEAN_US) || !h.containsKey(P99_BOUND_US)
+                || !h.containsKey(MAX_US)) {
+            return Optional.empty();
+        }
+        return Optional.of(new TrackerDelay(h.get(SWITCHES).longValue(), h.get(MEAN_US).doubleValue(),
+                h.get(P99_BOUND_US).doubleValue(), h.get(MAX_US).doubleValue()));
+    }
+
+    /**
+     * A cell's runs: medians over them, with a 95% bootstrap interval of the median of the runs'
+     * mean delays ({@link MedianInterval#ofMedian}), so two variants' delays can be told apart.
+     *
+     * @param runs           runs that recorded delays
+     * @param switches       median switches read per run
+     * @param meanUs         median of the runs' mean delays
+     * @param meanInterval   its interval, in microseconds
+     * @param p99BoundUs     median of the runs' 99th-percentile bounds
+     * @param maxUs          the longest delay of any run
+     */
+    public record Summary(int runs, double switches, double meanUs, MedianInterval meanInterval, double p99BoundUs,
+                   double maxUs) {
+        /** The summary of {@code runs}, or null for none. */
+        static Summary of(List<TrackerDelay> runs) {
+            if (runs.isEmpty()) return null;
+            double[] means = runs.stream().mapToDouble(TrackerDelay::meanUs).toArray();
+            return new Summary(runs.size(), Stats.of(runs.stream().mapToDouble(TrackerDelay::switches).toArray()).median(),
+                    Stats.of(means).median(), MedianInterval.ofMedian(means),
+                    Stats.of(runs.stream().mapToDouble(TrackerDelay::p99BoundUs).toArray()).median(),
+                    runs.stream().mapToDouble(TrackerDelay::maxUs).max().orElseThrow());
+        }
+    }
+}
