@@ -20,9 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A short real experiment inside the emulated arm64 host: 4 vCPUs pinned onto one host CPU and
- * the rest of jkvm onto the other, PV lock off against userspace, two workloads, two repetitions
+ * the rest of jkvm onto the other, PV lock off against userspace on the project's guest kernel
+ * (which makes the PV-lock calls, so the userspace tracker runs), two workloads, two repetitions
  * each; then the same command again, which finds nothing left to run and reports the same results.
- * Each result carries KVM's statistics and the guest's own counters over its workload's window.
+ * Each result carries KVM's statistics and the guest's own counters over its workload's window,
+ * each userspace one the tracker's switch-to-flag delays.
  */
 @Tag("arm64")
 class Arm64ExperimentTest {
@@ -38,7 +40,8 @@ class Arm64ExperimentTest {
 
     @Test
     void aTwoVariantExperimentRunsReportsAndResumes(@TempDir Path tmp) throws Exception {
-        Path spec = writeSpec(tmp, "short", "Image", workloads.getFileName().toString(), 4, """
+        Path pvlockGuest = BuildScript.projectKernel();
+        Path spec = writeSpec(tmp, "short", pvlockGuest.getFileName().toString(), workloads.getFileName().toString(), 4, """
                   "vmm_pin": "1",
                   "workloads": [
                     { "name": "mmap-shared", "workers": 4, "seconds": 2 },
@@ -49,12 +52,14 @@ class Arm64ExperimentTest {
                 """);
         String run = "java -jar jkvm.jar experiment run short.json --out out";
         Map<String, Steps.Step> out = Steps.parse(EmulatedArm64Host.run("", Duration.ofMinutes(20), new Steps()
-                // While a run's four vCPU threads are up, where each of jkvm's threads may run. (No
-                // PV-lock tracker among them: it starts at the guest's first PV-lock call, which
-                // this guest kernel does not make.)
+                // Once a userspace run's tracker is up (it starts at the guest's first PV-lock
+                // call, once every vCPU thread runs, on that vCPU thread's CPU, and moves itself
+                // first thing: up to 10 s left for that), where each of jkvm's threads may run.
                 .step("first", run + " > first.out 2>&1 & j=$!;"
-                        + " until [ \"$(cat /proc/$j/task/*/comm 2>/dev/null | grep -c '^vcpu-')\" = 4 ] || ! kill -0 $j 2>/dev/null;"
-                        + " do sleep 0.2; done; sleep 1; " + ThreadPlacement.listing("j")
+                        + " until tr=$(grep -lx pvlock-tracker /proc/$j/task/*/comm 2>/dev/null) || ! kill -0 $j 2>/dev/null;"
+                        + " do sleep 0.2; done; i=0;"
+                        + " while [ $i -lt 50 ] && grep -qx 'Cpus_allowed_list:[[:space:]]*0' ${tr%/comm}/status 2>/dev/null;"
+                        + " do sleep 0.2; i=$((i + 1)); done; " + ThreadPlacement.listing("j")
                         + " wait $j; rc=$?; cat first.out; [ $rc = 0 ] || exit $rc;"
                         + " wc -l < short.results.jsonl && grep -c '<svg' out/chart.svg && head -n 1 out/results.csv"
                         + " && grep -o '\"ms_vcpus_waiting\":[0-9]*' short.results.jsonl"
@@ -63,9 +68,12 @@ class Arm64ExperimentTest {
                         + " && echo guest-windows $(grep -c '\"guest\":{\"vms\":\\[{\"changes\":{\"uptime_cs\"' short.results.jsonl)"
                         + " && echo guest-steal $(grep -c '\"cpu.steal\":[1-9]' short.results.jsonl)"
                         + " && echo placed $(grep -c '\"placement\":{\"pin\":\"0\",\"vmm_pin\":\"1\"}' short.results.jsonl)"
+                        + " && echo flag-delays $(grep -c '\"flag_delay_switches\":[1-9]' short.results.jsonl)"
+                        + " $(grep '\"variant\":\"user\"' short.results.jsonl | grep -c '\"flag_delay_us_mean\":[0-9]')"
+                        + " && grep -o '\"flag_delay_us_[a-z0-9_]*\":[0-9.]*' short.results.jsonl"
                         + " && grep -o '\"wall_s\":[0-9.]*' short.results.jsonl && grep -o '\"ms_to_ready\":[0-9]*' short.results.jsonl")
                 .step("again", run + " && wc -l < short.results.jsonl")
-                .script(), List.of(image, workloads, spec)).output());
+                .script(), List.of(pvlockGuest, workloads, spec)).output());
 
         Steps.Step first = out.get("first");
         assertTrue(first != null, out.keySet().toString());
@@ -76,6 +84,12 @@ class Arm64ExperimentTest {
         assertTrue(first.output().contains("the rest of jkvm (JVM, devices, PV-lock thread) on host CPUs 1"),
                 "the report's vmm_pin:\n" + first.output());
         ThreadPlacement.assertPinned(first.output(), "0", "1", 4);
+        assertTrue(first.output().contains("THREAD pvlock-tracker 1\n"), "the tracker on the CPU the vCPUs leave:\n" + first.output());
+        // the 4 userspace runs, and only they, record how late the tracker's flags were; the report's table of them
+        assertTrue(first.output().contains("flag-delays 4 4\n"), "the tracker's delays in each userspace run:\n" + first.output());
+        assertTrue(first.output().contains("The userspace PV-lock tracker, in the measured runs that ran it"),
+                "the report's tracker table:\n" + first.output());
+        assertDelaysPlausible(first.output());
         assertTrue(first.output().contains("placed 8\n"), "every result records where its threads ran:\n" + first.output());
         assertTrue(first.output().contains("id,variant,workload"), "the CSV:\n" + first.output());
         assertTrue(!first.output().contains("failed: "), "a run failed:\n" + first.output());
@@ -113,6 +127,24 @@ class Arm64ExperimentTest {
         assertEquals(0, again.exitCode(), again.output());
         assertTrue(Pattern.compile("(?m)^8$").matcher(again.output()).find(), "still 8 results:\n" + again.output());
         assertTrue(!again.output().contains("done in"), "nothing should run again:\n" + again.output());
+        assertTrue(again.output().contains("The userspace PV-lock tracker, in the measured runs that ran it"),
+                "the tracker table from the results read back:\n" + again.output());
+    }
+
+    /**
+     * Each userspace run's delays as the results log holds them (mean, p99 bound, longest, in
+     * that order): in microseconds, so a mean of at least 1 us (a wake-up and a write across CPUs
+     * under emulation take longer), none above the longest, the longest under a minute (a run is shorter).
+     */
+    private static void assertDelaysPlausible(String output) {
+        List<Double> figures = Pattern.compile("\"flag_delay_us_[a-z0-9_]+\":([0-9.]+)").matcher(output).results()
+                .map(m -> Double.parseDouble(m.group(1))).toList();
+        assertEquals(12, figures.size(), "three delay figures in each of the 4 userspace results:\n" + output);
+        for (int i = 0; i < figures.size(); i += 3) {
+            double mean = figures.get(i), p99 = figures.get(i + 1), max = figures.get(i + 2);
+            assertTrue(mean >= 1 && mean <= max && p99 <= max && max < 60e6,
+                    "delays in us: mean " + mean + ", p99 <= " + p99 + ", max " + max);
+        }
     }
 
     /**

@@ -16,11 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class BuildScript {
     private BuildScript() {}
 
-    /**
-     * The value of {@code key} that {@code script} (a path in the repository) prints, or a skip
-     * naming the script when it fails (it is run as the ./test command runs it, so a failure here
-     * means a machine that was not set up).
-     */
     /** The project's own 6.12 kernel with the PV-lock series ({@code kernel/build --with-pvlock}): its Image. */
     static Path projectKernel() throws Exception {
         return Path.of(output("kernel/build", "JKVM_KERNEL_IMAGE", "--with-pvlock", "--quiet"));
@@ -31,6 +26,11 @@ final class BuildScript {
         return Path.of(output("guest/debian-rootfs/build", "JKVM_DEBIAN_ROOTFS", "--quiet"));
     }
 
+    /**
+     * The value of {@code key} that {@code script} (a path in the repository) prints, or a skip
+     * naming the script when it fails (it is run as the ./test command runs it, so a failure here
+     * means a machine that was not set up).
+     */
     static String output(String script, String key, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(EmulatedArm64Host.repo().resolve(script).toString()));
         cmd.addAll(List.of(args));
