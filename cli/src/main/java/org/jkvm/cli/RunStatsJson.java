@@ -104,7 +104,7 @@ final class RunStatsJson {
         Map<String, Object> st = new LinkedHashMap<>();
         st.put("switches", s.staleness().count());
         st.put("mean_ns", s.staleness().meanNanos());
-        st.put("p99_ns_upper_bound", s.staleness().quantileNanos(0.99));
+        st.put("p99_ns_upper_bound", s.staleness().p99BoundNanos());
         st.put("max_ns", s.staleness().maxNanos());
         m.put("staleness", st);
         return m;

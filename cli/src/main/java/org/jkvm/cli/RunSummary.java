@@ -37,7 +37,7 @@ final class RunSummary {
                         t.preemptedShare() * 100, pvLock.switchSource(), s.trackingStartedMillis(),
                         s.staleness().count() == 0 ? "" : String.format(
                                 ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
-                                s.staleness().quantileNanos(0.99) / 1000, s.staleness().maxNanos() / 1000));
+                                s.staleness().p99BoundNanos() / 1000, s.staleness().maxNanos() / 1000));
             }
         }
         err.flush();

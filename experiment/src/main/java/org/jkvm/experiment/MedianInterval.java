@@ -4,18 +4,20 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
- * How sure a variant's median is against the base's: a 95% percentile-bootstrap interval of the
- * variant's median relative to the base's median (base = 100, higher is better, as
- * {@link Compare#relative}). Each sample is resampled with replacement on its own, the relative
- * performance of the two resampled medians is collected, and the 2.5th and 97.5th percentiles
- * bound the interval. Written here because neither commons-math3 nor commons-statistics offers a
- * bootstrap; the fixed seed makes a report the same every time it is made from the same log.
+ * A 95% percentile-bootstrap interval of a median. Mostly how sure a variant's median is against
+ * the base's ({@link #of}): the variant's median relative to the base's median (base = 100,
+ * higher is better, as {@link Compare#relative}); each sample is resampled with replacement on its
+ * own and the relative performance of the two resampled medians collected. Or one sample's own
+ * median, in its units ({@link #ofMedian}; {@link #verdict} does not apply there). The 2.5th and
+ * 97.5th percentiles of the resampled figures bound the interval. Written here because neither
+ * commons-math3 nor commons-statistics offers a bootstrap; the fixed seed makes a report the same
+ * every time it is made from the same log.
  *
- * @param low  lower bound (base = 100; in the sample's units for {@link #ofMedian}), NaN when undefined
+ * @param low  lower bound (base = 100, or the sample's units), NaN when undefined
  * @param high upper bound
  */
 public record MedianInterval(double low, double high) {
-    /** No interval: fewer than two runs on either side, or non-positive values. */
+    /** No interval: fewer than two runs (on either side), or too few resamples with a defined figure. */
     public static final MedianInterval NONE = new MedianInterval(Double.NaN, Double.NaN);
     static final int RESAMPLES = 10_000;
     private static final long SEED = 0x6a6b766d;
@@ -35,8 +37,7 @@ public record MedianInterval(double low, double high) {
             if (Double.isFinite(r)) rel[n++] = r;
         }
         if (n < RESAMPLES / 2) return NONE;
-        Arrays.sort(rel, 0, n);
-        return new MedianInterval(rel[(int) Math.floor(0.025 * (n - 1))], rel[(int) Math.ceil(0.975 * (n - 1))]);
+        return bounds(rel, n);
     }
 
     /**
@@ -50,9 +51,13 @@ public record MedianInterval(double low, double high) {
         double[] medians = new double[RESAMPLES];
         double[] xs = new double[x.length];
         for (int i = 0; i < RESAMPLES; i++) medians[i] = median(resample(x, xs, rnd));
-        Arrays.sort(medians);
-        return new MedianInterval(medians[(int) Math.floor(0.025 * (RESAMPLES - 1))],
-                medians[(int) Math.ceil(0.975 * (RESAMPLES - 1))]);
+        return bounds(medians, RESAMPLES);
+    }
+
+    /** The 2.5th and 97.5th percentiles of the first {@code n} figures (sorted here). */
+    private static MedianInterval bounds(double[] figures, int n) {
+        Arrays.sort(figures, 0, n);
+        return new MedianInterval(figures[(int) Math.floor(0.025 * (n - 1))], figures[(int) Math.ceil(0.975 * (n - 1))]);
     }
 
     /** "better" or "worse" where the interval leaves out 100 (no change), else "not resolved"; "n/a" without one. */

@@ -66,7 +66,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
      *                       ({@link MedianInterval#NONE} for the base itself)
      * @param welchP         {@link LogWelch#p} of its runs against the base's (NaN for the base itself)
      * @param guest          the mean of its measured runs' {@link GuestFigures}, or null when none has them
-     * @param tracker        its measured runs' {@link TrackerDelay}s, or null when none recorded them
+     * @param tracker        the {@link TrackerDelay.Summary} of its measured runs' delays, or null when none recorded them
      */
     public record Cell(String variant, Stats stats, int failed, double changeMean, double changeMedian,
                        double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,

@@ -155,8 +155,9 @@ public final class ReportText {
     private static void trackerTable(StringBuilder sb, Report report) {
         if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.tracker() == null)) return;
         sb.append("\nThe userspace PV-lock tracker, in the measured runs that ran it: switches = scheduler switches of vCPU threads\n")
-                .append("it read per run; delay = from a switch to jkvm's write of its preempted flag: each run's mean (median over\n")
-                .append("the runs, with a 95% bootstrap interval of that median), its 99th percentile's bound (median) and the longest\n\n");
+                .append("it read in a run (median over the runs); delay = from a switch to jkvm's write of its preempted flag: each\n")
+                .append("run's mean (median over the runs, with a 95% bootstrap interval of that median), its 99th percentile's bound\n")
+                .append("(median) and the longest of all\n\n");
         Table d = new Table();
         d.row(List.of("Workload", "variant", "runs", "switches", "delay mean us", "95% interval", "p99 <= us", "max us"));
         cellRows(d, report, c -> c.tracker() != null, (w, c) -> {

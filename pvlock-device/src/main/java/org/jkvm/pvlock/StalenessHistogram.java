@@ -60,6 +60,11 @@ public final class StalenessHistogram {
         return max;
     }
 
+    /** An upper bound of the 99th percentile, in nanoseconds ({@link #quantileNanos}). */
+    public long p99BoundNanos() {
+        return quantileNanos(0.99);
+    }
+
     /** An upper bound of the {@code q} quantile (0..1), in nanoseconds: the top of its bucket. */
     public long quantileNanos(double q) {
         long c = count;
