@@ -1,8 +1,10 @@
 package org.jkvm.experiment;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToDoubleFunction;
 
 import org.jkvm.pvlock.StalenessHistogram;
 
@@ -59,11 +61,15 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
         /** The summary of {@code runs}, or null for none. */
         static Summary of(List<TrackerDelay> runs) {
             if (runs.isEmpty()) return null;
-            double[] means = runs.stream().mapToDouble(TrackerDelay::meanUs).toArray();
-            return new Summary(runs.size(), Stats.of(runs.stream().mapToDouble(TrackerDelay::switches).toArray()).median(),
+            double[] means = figures(runs, TrackerDelay::meanUs);
+            return new Summary(runs.size(), Stats.of(figures(runs, TrackerDelay::switches)).median(),
                     Stats.of(means).median(), MedianInterval.ofMedian(means),
-                    Stats.of(runs.stream().mapToDouble(TrackerDelay::p99BoundUs).toArray()).median(),
-                    runs.stream().mapToDouble(TrackerDelay::maxUs).filter(Double::isFinite).max().orElse(Double.NaN));
+                    Stats.of(figures(runs, TrackerDelay::p99BoundUs)).median(),
+                    Arrays.stream(figures(runs, TrackerDelay::maxUs)).filter(Double::isFinite).max().orElse(Double.NaN));
+        }
+
+        private static double[] figures(List<TrackerDelay> runs, ToDoubleFunction<TrackerDelay> figure) {
+            return runs.stream().mapToDouble(figure).toArray();
         }
     }
 }
