@@ -166,7 +166,7 @@ class ExperimentFilesTest {
 
         Cli plan = Cli.run("experiment", "plan", spec.toString(), "--skip-bad-lines");
         assertEquals(0, plan.exitCode(), plan.err());
-        assertTrue(plan.out().endsWith("1 of 4 runs pending\n"), plan.out());
+        assertTrue(plan.out().endsWith("1 of 4 runs pending (0 failed, 1 not run yet)\n"), plan.out());
         assertEquals(2, Cli.run("experiment", "plan", spec.toString()).exitCode());
     }
 

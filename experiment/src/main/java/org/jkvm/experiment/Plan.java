@@ -19,16 +19,19 @@ import java.util.Set;
  * @param variables      each {@code ${NAME}} the spec's paths use, and whether the environment sets it (non-empty)
  * @param matrix         every run, in order
  * @param done           ids of the runs with a successful result
- * @param pending        the runs still to do, in order
+ * @param failed         the pending runs whose last result failed, by id in run order, each with
+ *                       why it failed (a resume runs them again)
+ * @param pending        the runs still to do, in order: the failed ones and those never run
  * @param hostKernelArgs the distinct host kernel argument sets the pending runs need, in variant
  *                       order; "" for a host booted with none of them
  */
 public record Plan(Path spec, Path results, Path reportDir, Map<String, Boolean> variables, RunMatrix matrix,
-                   Set<String> done, List<Run> pending, List<String> hostKernelArgs) {
+                   Set<String> done, Map<String, String> failed, List<Run> pending, List<String> hostKernelArgs) {
 
     public Plan {
         variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
         done = Set.copyOf(done);
+        failed = Collections.unmodifiableMap(new LinkedHashMap<>(failed));
         pending = List.copyOf(pending);
         hostKernelArgs = List.copyOf(hostKernelArgs);
     }
@@ -46,6 +49,12 @@ public record Plan(Path spec, Path results, Path reportDir, Map<String, Boolean>
         RunMatrix matrix = RunMatrix.of(s);
         Set<String> done = ResultsLog.doneIds(logged);
         List<Run> pending = matrix.pending(done);
+        Map<String, RunResult> latest = ResultsLog.latest(logged);
+        Map<String, String> failed = new LinkedHashMap<>();
+        for (Run r : pending) {
+            RunResult last = latest.get(r.id());
+            if (last != null) failed.put(r.id(), last.error() != null ? last.error() : "its value is not a finite number");
+        }
         Map<String, Boolean> variables = new LinkedHashMap<>();
         for (String name : s.variables()) variables.put(name, !env.getOrDefault(name, "").isEmpty());
         List<String> groups = new ArrayList<>();
@@ -53,7 +62,7 @@ public record Plan(Path spec, Path results, Path reportDir, Map<String, Boolean>
             if (pending.stream().anyMatch(r -> HostKernelArgs.of(r.variant()).equals(g))) groups.add(HostKernelArgs.text(g));
         }
         Path abs = specFile.toAbsolutePath().normalize();
-        return new Plan(abs, log, Experiment.defaultReportDir(abs), variables, matrix, done, pending, groups);
+        return new Plan(abs, log, Experiment.defaultReportDir(abs), variables, matrix, done, failed, pending, groups);
     }
 
     /** The plan as {@code plan --json} prints it. */
@@ -65,6 +74,7 @@ public record Plan(Path spec, Path results, Path reportDir, Map<String, Boolean>
         m.put("variables", variables);
         m.put("total_runs", matrix.size());
         m.put("pending_runs", pending.size());
+        m.put("failed_runs", failed.size());
         m.put("host_kernel_args", hostKernelArgs);
         return m;
     }

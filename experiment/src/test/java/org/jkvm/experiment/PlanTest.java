@@ -43,6 +43,7 @@ class PlanTest {
                   },
                   "total_runs": 6,
                   "pending_runs": 6,
+                  "failed_runs": 0,
                   "host_kernel_args": ["", "kvm-arm.wfe_trap_policy=notrap"]
                 }""".formatted(dir), Json.pretty(fresh.toMap()));
 
@@ -57,6 +58,34 @@ class PlanTest {
         Plan later = Plan.of(spec, results, ResultsLog.read(results), env);
         assertEquals(results, later.results());
         assertEquals(2, later.pending().size());
+        assertEquals(Map.of(), later.failed(), "nothing failed: the base runs were never run");
         assertEquals(List.of(""), later.hostKernelArgs(), "only the boot without host arguments is still needed");
+    }
+
+    @Test
+    void aRunWhoseLastResultFailedIsPendingAndSaysWhy() throws Exception {
+        Path spec = dir.resolve("f.json");
+        Files.writeString(spec, """
+                {"name": "f", "guest": {"kernel": "/k/Image", "initrd": "/k/initrd"}, "vcpus": 2,
+                 "workloads": [{"name": "cpu", "workers": 2, "seconds": 5}],
+                 "pin": "0", "variants": [{"name": "base", "pvlock": "off"}, {"name": "pv", "pvlock": "userspace"}], "repetitions": 2}
+                """);
+        Plan fresh = Plan.of(spec, null, List.of(), Map.of());
+        List<Run> runs = fresh.pending();
+        GuestResult value = new GuestResult("cpu", 1, "ops/s", Direction.HIGHER);
+        List<RunResult> logged = List.of(
+                RunResult.of(runs.get(0), List.of(value), 6, Instant.EPOCH, Map.of()),
+                RunResult.failed(runs.get(1), "no RESULT line in 26 s", 26, Instant.EPOCH, Map.of()),
+                RunResult.failed(runs.get(2), "guest panic", 3, Instant.EPOCH, Map.of()),
+                RunResult.of(runs.get(2), List.of(value), 6, Instant.EPOCH, Map.of()),
+                RunResult.of(runs.get(3), List.of(value), 6, Instant.EPOCH, Map.of()),
+                RunResult.failed(runs.get(3), "guest panic", 3, Instant.EPOCH, Map.of()));
+
+        Plan later = Plan.of(spec, null, logged, Map.of());
+        assertEquals(List.of(runs.get(1), runs.get(3)), later.pending().subList(0, 2), "the last result of each id counts");
+        assertEquals(Map.of(runs.get(1).id(), "no RESULT line in 26 s", runs.get(3).id(), "guest panic"), later.failed());
+        assertEquals(runs.size() - 2, later.pending().size());
+        assertEquals(2, later.toMap().get("failed_runs"));
+        assertEquals(runs.size() - 2, later.toMap().get("pending_runs"));
     }
 }

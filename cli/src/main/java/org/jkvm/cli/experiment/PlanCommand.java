@@ -26,7 +26,8 @@ final class PlanCommand implements Callable<Integer> {
     /** The model of {@code plan}, its options bound to a new PlanCommand. */
     static CommandSpec spec() {
         PlanCommand c = new PlanCommand();
-        c.cs = HelpOptions.command(c, "List the runs in order, marking those the results file already has.");
+        c.cs = HelpOptions.command(c, "List the runs in order, marking those the results file has done and those whose"
+                + " last result failed (with why).");
         c.spec = SpecFile.addTo(c.cs);
         c.reading = ResultsReading.addTo(c.cs);
         // other forms than the list, one at a time
@@ -36,8 +37,8 @@ final class PlanCommand implements Callable<Integer> {
                                 + " host boot (an empty line: none; nothing when all runs are done).").build())
                 .addArg(OptionBinding.flag("--json", () -> c.json, v -> c.json = v)
                         .description("Print one JSON object for a driver: the results file, the default report folder,"
-                                + " the $${NAME}s the spec's paths use (set here or not), the run counts and the host"
-                                + " kernel argument sets pending runs need.").build())
+                                + " the $${NAME}s the spec's paths use (set here or not), the run counts (the pending,"
+                                + " and of them the failed) and the host kernel argument sets pending runs need.").build())
                 .addArg(OptionBinding.flag("--shell", () -> c.shell, v -> c.shell = v)
                         .description("The same as --json, as bash assignments to eval (plan_results=...; lists are"
                                 + " arrays, variables an associative array).").build())
@@ -56,8 +57,13 @@ final class PlanCommand implements Callable<Integer> {
         } else if (shell) {
             out.print(ShellForm.of("plan_", plan.toMap()));
         } else {
-            for (Run r : plan.matrix().runs()) out.printf("%4d  %-5s %s%n", r.order(), plan.done().contains(r.id()) ? "done" : "", r.id());
-            out.printf("%d of %d runs pending%n", plan.pending().size(), plan.matrix().size());
+            for (Run r : plan.matrix().runs()) {
+                String error = plan.failed().get(r.id());
+                String mark = plan.done().contains(r.id()) ? "done" : error != null ? "failed" : "";
+                out.printf("%4d  %-6s %s%s%n", r.order(), mark, r.id(), error != null ? "  (" + error + ")" : "");
+            }
+            out.printf("%d of %d runs pending (%d failed, %d not run yet)%n", plan.pending().size(), plan.matrix().size(),
+                    plan.failed().size(), plan.pending().size() - plan.failed().size());
         }
         return 0;
     }

@@ -80,8 +80,8 @@ class ExperimentCommandTest {
 
         Out plan = run("plan", f.toString());
         assertEquals(0, plan.code());
-        assertTrue(plan.out().contains("   0  done  cpu/base/1\n"), plan.out());
-        assertTrue(plan.out().endsWith("0 of 4 runs pending\n"), plan.out());
+        assertTrue(plan.out().contains("   0  done   cpu/base/1\n"), plan.out());
+        assertTrue(plan.out().endsWith("0 of 4 runs pending (0 failed, 0 not run yet)\n"), plan.out());
 
         Path svg = dir.resolve("c.svg");
         Out rep = run("report", f.toString(), "--svg", svg.toString(), "--csv", dir.resolve("c.csv").toString(),
@@ -160,6 +160,19 @@ class ExperimentCommandTest {
     }
 
     @Test
+    void planMarksAFailedRunWithWhyAndCountsItApart() throws Exception {
+        Path f = spec();
+        try (Experiment ex = Experiment.open(f, null, false)) {
+            ex.log().append(RunResult.failed(ex.pending().getFirst(), "guest panic", 3, Instant.EPOCH, Map.of()));
+        }
+        Out plan = run("plan", f.toString());
+        assertEquals(0, plan.code(), plan.err());
+        assertTrue(plan.out().startsWith("   0  failed cpu/base/1  (guest panic)\n   1         cpu/pv/1\n"), plan.out());
+        assertTrue(plan.out().endsWith("4 of 4 runs pending (1 failed, 3 not run yet)\n"), plan.out());
+        assertTrue(run("plan", f.toString(), "--shell").out().contains("plan_pending_runs='4'\nplan_failed_runs='1'\n"));
+    }
+
+    @Test
     void planForADriverAsJsonOrBashAssignments() throws Exception {
         Path f = spec();
         Out json = run("plan", f.toString(), "--json");
@@ -172,6 +185,7 @@ class ExperimentCommandTest {
                   "variables": {},
                   "total_runs": 4,
                   "pending_runs": 4,
+                  "failed_runs": 0,
                   "host_kernel_args": [""]
                 }
                 """.formatted(dir), json.out());
@@ -186,6 +200,7 @@ class ExperimentCommandTest {
                 declare -A plan_variables=()
                 plan_total_runs='4'
                 plan_pending_runs='4'
+                plan_failed_runs='0'
                 plan_host_kernel_args=('')
                 """.formatted(dir), shell.out());
 
