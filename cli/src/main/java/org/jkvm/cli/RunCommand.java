@@ -21,6 +21,7 @@ import org.jkvm.experiment.Json;
 import org.jkvm.kvm.Arch;
 import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.Kvm;
+import org.jkvm.pvlock.PreemptorWatch;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.StartupMarks;
@@ -70,6 +71,7 @@ final class RunCommand implements Callable<Integer> {
     private CpuOptions cpu = CpuOptions.DEFAULT;
     private PvLockMode pvlock;
     private int pvlockSample;
+    private boolean preemptors;
     private List<Disk> disks = new ArrayList<>();
     private boolean rng;
     private Net net;
@@ -145,6 +147,11 @@ final class RunCommand implements Callable<Integer> {
                 .fallbackValue("" + PvLockDevice.MAX_SAMPLE_HZ).converters(new Converters.WholeNumber())
                 .description("Kernel PV-lock mode: read the host kernel's preempted flags HZ times a second from jkvm,"
                         + " for the report (default ${DEFAULT-VALUE}; ${FALLBACK-VALUE} when given without HZ; 0: never)."));
+        add(OptionBinding.flag("--preemptors", () -> preemptors, v -> preemptors = v)
+                .description("Tell who kept the vCPU threads off their host CPUs: every scheduler switch on the"
+                        + " CPUs of --pin (unpinned: all of jkvm's) is read, and each task that ran while a vCPU"
+                        + " waited preempted is charged with that wait (another vCPU, jkvm's own threads, other"
+                        + " processes); printed at the end. Needs root or CAP_PERFMON (or perf_event_paranoid <= 0)."));
         // The split serves the --config file's disk.N lines; hideParamSyntax keeps it out of the help.
         add(OptionBinding.list("--disk", "PATH[,ro][,serial=S]", Disk.class, () -> disks, v -> disks = v)
                 .converters(new Converters.DiskImage()).splitRegex(RunConfigFile.DISK_SEPARATOR).hideParamSyntax(true)
@@ -194,6 +201,7 @@ final class RunCommand implements Callable<Integer> {
         OutputStream console = new FileOutputStream(FileDescriptor.out);
         List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock, pvlockSample)));
         attach.addAll(profile.attach());
+        if (preemptors) attach.add(PreemptorWatch.attaching());
         try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
              ClaimedFolder profiled = profile.claimOut();
              ClaimedOutput results = claimResults();
@@ -217,6 +225,7 @@ final class RunCommand implements Callable<Integer> {
                     run = launch.run();
                 }
                 RunSummary.print(err, run, pvLock);
+                if (preemptors) PreemptorsText.print(err, launch.extension(PreemptorWatch.class).preemptors());
                 profile.report(launch, symbols, run.kvm(), err, profiled);
                 RecordOption.write(recording, recorded);
                 if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");

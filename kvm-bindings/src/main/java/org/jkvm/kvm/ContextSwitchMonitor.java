@@ -20,7 +20,14 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * {@code PERF_SAMPLE_TID | PERF_SAMPLE_TIME}, timestamps on {@code CLOCK_MONOTONIC}), each with
  * a mapped ring buffer, all waited on at once with {@code poll(2)}.
  *
- * <p>Every record wakes the poller ({@code watermark} of one byte: a non-sample record never
+ * <p>Opened on CPUs instead ({@link #openCpus}), it sees every switch on each of them, whoever
+ * runs: one {@code PERF_RECORD_SWITCH_CPU_WIDE} record per switch names the task going out and
+ * the one coming in, which is what tells who preempted a vCPU thread. That needs more than a
+ * per-thread event: root, {@code CAP_PERFMON}, or {@code perf_event_paranoid} &lt;= 0. Those rings
+ * wake the poller only when half full, as the records are read for a tally, not for a flag
+ * that must be current; poll them with a timeout.
+ *
+ * <p>Every record of a per-thread monitor wakes the poller ({@code watermark} of one byte: a non-sample record never
  * counts towards {@code wakeup_events}), so a switch is delivered as soon as the polling thread
  * runs. Times are {@code CLOCK_MONOTONIC} nanoseconds, the clock of {@link System#nanoTime()} on
  * Linux (HotSpot's {@code os::javaTimeNanos} is {@code clock_gettime(CLOCK_MONOTONIC)}), so they
@@ -47,6 +54,19 @@ public final class ContextSwitchMonitor implements AutoCloseable {
          * @param monotonicNanos when it happened, {@code CLOCK_MONOTONIC} (as {@link System#nanoTime()})
          */
         void switched(int threadIndex, boolean in, boolean preempted, long monotonicNanos);
+    }
+
+    /** Receives each switch away from a task on a monitored CPU, in ring order (per CPU: time order). */
+    @FunctionalInterface
+    public interface CpuSwitchListener {
+        /**
+         * @param cpuIndex  the CPU's position in the list given to {@link #openCpus}
+         * @param tid       the task switched out (0: the CPU's idle task)
+         * @param nextTid   the task switched in (0: the idle task)
+         * @param preempted the task going out was still runnable (preempted) rather than blocking
+         * @param monotonicNanos when it happened, {@code CLOCK_MONOTONIC} (as {@link System#nanoTime()})
+         */
+        void switchedOut(int cpuIndex, int tid, int nextTid, boolean preempted, long monotonicNanos);
     }
 
     /** Default ring size: 2^3 data pages (32 KiB with 4 KiB pages: about 1300 switch records). */
@@ -98,13 +118,18 @@ public final class ContextSwitchMonitor implements AutoCloseable {
      * record's last 8 bytes.
      */
     private static final long SAMPLE_ID_TIME_FROM_END = 8;
+    /** The sample_id's tid: the u32 before its time. */
+    private static final long SAMPLE_ID_TID_FROM_END = 12;
+    /** PERF_RECORD_SWITCH_CPU_WIDE: header, u32 next_prev_pid, u32 next_prev_tid, sample_id. */
+    private static final long NEXT_PREV_TID = HDR_BYTES + 4;
     /** PERF_RECORD_LOST: header, u64 id, u64 lost, sample_id. */
     private static final long LOST_COUNT = HDR_BYTES + 8;
 
     /** Acquire/release access to the ring's head and tail words (shared with the kernel). */
     private static final VarHandle U64 = JAVA_LONG.varHandle();
 
-    private final int[] tids;
+    private final int[] tids;   // the threads, or the CPUs when cpuWide
+    private final boolean cpuWide;
     private final int[] fds;
     private final MemorySegment[] pages;   // the whole mapping: control page + data
     private final MemorySegment[] data;    // the data area
@@ -117,9 +142,10 @@ public final class ContextSwitchMonitor implements AutoCloseable {
     private long lost;
     private boolean closed;
 
-    private ContextSwitchMonitor(int[] tids, Arena arena) {
+    private ContextSwitchMonitor(int[] tids, boolean cpuWide, Arena arena) {
         int n = tids.length;
         this.tids = tids.clone();
+        this.cpuWide = cpuWide;
         this.fds = new int[n];
         Arrays.fill(fds, -1);
         this.pages = new MemorySegment[n];
@@ -143,13 +169,29 @@ public final class ContextSwitchMonitor implements AutoCloseable {
      */
     public static ContextSwitchMonitor open(int dataPagesLog2, int[] tids) {
         if (tids.length == 0) throw new IllegalArgumentException("no thread to monitor");
+        return open(dataPagesLog2, tids, false);
+    }
+
+    /**
+     * Monitors every switch on the CPUs {@code cpus}, each with a ring of 2^{@code dataPagesLog2}
+     * pages; read with {@link #pollCpus}.
+     *
+     * @throws KvmException naming {@code perf_event_open} (with the CPU), {@code mmap} or the ioctl
+     *     that failed, with what to do when the host refuses (not root, perf_event_paranoid)
+     */
+    public static ContextSwitchMonitor openCpus(int dataPagesLog2, int[] cpus) {
+        if (cpus.length == 0) throw new IllegalArgumentException("no CPU to monitor");
+        return open(dataPagesLog2, cpus, true);
+    }
+
+    private static ContextSwitchMonitor open(int dataPagesLog2, int[] targets, boolean cpuWide) {
         if (dataPagesLog2 < 0 || dataPagesLog2 > 16) {
             throw new IllegalArgumentException("dataPagesLog2 " + dataPagesLog2 + " is not in 0..16");
         }
         Arena arena = Arena.ofShared();
         ContextSwitchMonitor m;
         try {
-            m = new ContextSwitchMonitor(tids, arena);
+            m = new ContextSwitchMonitor(targets, cpuWide, arena);
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
@@ -173,17 +215,20 @@ public final class ContextSwitchMonitor implements AutoCloseable {
             attr.set(JAVA_LONG, ATTR_CONFIG, SW_DUMMY);
             attr.set(JAVA_LONG, ATTR_SAMPLE_TYPE, SAMPLE_TID | SAMPLE_TIME);
             attr.set(JAVA_LONG, ATTR_FLAGS, ATTR_FLAG_BITS);
-            attr.set(JAVA_INT, ATTR_WAKEUP_WATERMARK, 1);
+            // A CPU's ring sees every switch there, the poller's own wakeups among them: only a
+            // half-full ring wakes it.
+            attr.set(JAVA_INT, ATTR_WAKEUP_WATERMARK, cpuWide ? (int) ((mapBytes - pageSize) / 2) : 1);
             attr.set(JAVA_INT, ATTR_CLOCKID, CLOCK_MONOTONIC);
             for (int i = 0; i < tids.length; i++) {
                 int tid = tids[i];
-                int fd = Libc.perfEventOpen(attr, tid, -1, -1, FLAG_FD_CLOEXEC);
-                if (fd < 0) throw openFailure(tid, Libc.errno());
+                int fd = cpuWide ? Libc.perfEventOpen(attr, -1, tid, -1, FLAG_FD_CLOEXEC)
+                        : Libc.perfEventOpen(attr, tid, -1, -1, FLAG_FD_CLOEXEC);
+                if (fd < 0) throw openFailure(tid, cpuWide, Libc.errno());
                 fds[i] = fd;
                 long addr = Libc.mmap(mapBytes, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_SHARED, fds[i], 0);
                 if (addr == Libc.MAP_FAILED) {
                     int errno = Libc.errno();
-                    throw new KvmException("mmap", "perf ring of tid " + tid + ", " + mapBytes + " bytes", errno,
+                    throw new KvmException("mmap", "perf ring of " + target(i) + ", " + mapBytes + " bytes", errno,
                             errno == Libc.EPERM
                                     ? "the rings exceed this user's locked-memory allowance for perf"
                                       + " (/proc/sys/kernel/perf_event_mlock_kb): use fewer data pages, or run as root"
@@ -207,15 +252,24 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         }
         for (int i = 0; i < tids.length; i++) {
             if (Libc.ioctl(fds[i], IOC_ENABLE, 0L) < 0) {
-                throw new KvmException("PERF_EVENT_IOC_ENABLE", "tid " + tids[i], Libc.errno());
+                throw new KvmException("PERF_EVENT_IOC_ENABLE", target(i), Libc.errno());
             }
         }
     }
 
-    private static KvmException openFailure(int tid, int errno) {
-        String args = "type=PERF_TYPE_SOFTWARE, config=PERF_COUNT_SW_DUMMY, context_switch, pid=" + tid + ", cpu=-1";
+    private String target(int i) {
+        return (cpuWide ? "cpu " : "tid ") + tids[i];
+    }
+
+    private static KvmException openFailure(int target, boolean cpuWide, int errno) {
+        String args = "type=PERF_TYPE_SOFTWARE, config=PERF_COUNT_SW_DUMMY, context_switch, "
+                + (cpuWide ? "pid=-1, cpu=" + target : "pid=" + target + ", cpu=-1");
         String hint;
-        if (errno == Libc.EACCES || errno == Libc.EPERM) {
+        if (cpuWide && (errno == Libc.EACCES || errno == Libc.EPERM)) {
+            hint = "the host refuses CPU-wide perf events (kernel.perf_event_paranoid=" + paranoid() + "): run as root"
+                    + " (or with CAP_PERFMON), or lower /proc/sys/kernel/perf_event_paranoid to 0 or less"
+                    + " (sysctl -w kernel.perf_event_paranoid=0)";
+        } else if (errno == Libc.EACCES || errno == Libc.EPERM) {
             String paranoid = paranoid();
             hint = "the host refuses perf events (kernel.perf_event_paranoid=" + paranoid + "): run as root"
                     + " (or with CAP_PERFMON), or lower /proc/sys/kernel/perf_event_paranoid to 2 or less"
@@ -225,7 +279,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
             hint = "perf_event_open is missing: the kernel lacks CONFIG_PERF_EVENTS, or a container's seccomp"
                     + " profile blocks it with ENOSYS (run outside the container or allow the syscall)";
         } else if (errno == Libc.ESRCH) {
-            hint = "no thread " + tid + " (it exited, or is not in this PID namespace)";
+            hint = "no thread " + target + " (it exited, or is not in this PID namespace)";
         } else if (errno == Libc.EINVAL) {
             hint = "the kernel does not accept this perf_event_attr (context_switch and use_clockid need Linux 4.3+)";
         } else {
@@ -247,7 +301,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         return tids.length;
     }
 
-    /** The kernel thread id of thread {@code index}. */
+    /** The kernel thread id of thread {@code index} (of a monitor of CPUs: the CPU number). */
     public int tid(int index) {
         return tids[index];
     }
@@ -289,10 +343,24 @@ public final class ContextSwitchMonitor implements AutoCloseable {
      * interrupted by a signal). Does not allocate.
      */
     public int poll(int timeoutMillis, SwitchListener listener) {
+        if (cpuWide) throw new IllegalStateException("a monitor of CPUs is read with pollCpus");
+        return poll(timeoutMillis, listener, null);
+    }
+
+    /**
+     * As {@link #poll}, for a monitor of CPUs ({@link #openCpus}): delivers each switch away
+     * from a task there. The rings wake a waiting poll only when half full: give a timeout.
+     */
+    public int pollCpus(int timeoutMillis, CpuSwitchListener listener) {
+        if (!cpuWide) throw new IllegalStateException("a monitor of threads is read with poll");
+        return poll(timeoutMillis, null, listener);
+    }
+
+    private int poll(int timeoutMillis, SwitchListener listener, CpuSwitchListener cpuListener) {
         lock.lock();
         try {
             if (closed) throw new IllegalStateException("context switch monitor is closed");
-            int delivered = drainAll(listener);
+            int delivered = drainAll(listener, cpuListener);
             if (delivered > 0 || timeoutMillis == 0) return delivered;
             int rc = Libc.poll(pollFds, tids.length, timeoutMillis);
             if (rc < 0) {
@@ -301,7 +369,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
                 return 0;
             }
             if (rc > 0) checkHangups();
-            return drainAll(listener);
+            return drainAll(listener, cpuListener);
         } finally {
             lock.unlock();
         }
@@ -313,7 +381,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
             long at = Libc.POLLFD_BYTES * i;
             short revents = pollFds.get(JAVA_SHORT, at + Libc.POLLFD_REVENTS);
             if ((revents & Libc.POLLNVAL) != 0) {
-                throw new IllegalStateException("perf event of tid " + tids[i] + " (fd " + fds[i] + ") is not open");
+                throw new IllegalStateException("perf event of " + target(i) + " (fd " + fds[i] + ") is not open");
             }
             if ((revents & (Libc.POLLHUP | Libc.POLLERR)) != 0 && !exited[i]) {
                 exited[i] = true;
@@ -322,14 +390,17 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         }
     }
 
-    private int drainAll(SwitchListener listener) {
+    private int drainAll(SwitchListener listener, CpuSwitchListener cpuListener) {
         int delivered = 0;
-        for (int i = 0; i < tids.length && !closed; i++) delivered += drain(i, listener);
+        for (int i = 0; i < tids.length && !closed; i++) delivered += drain(i, listener, cpuListener);
         return delivered;
     }
 
-    /** Reads ring {@code i} from data_tail to data_head, then hands the space back. */
-    private int drain(int i, SwitchListener listener) {
+    /**
+     * Reads ring {@code i} from data_tail to data_head, then hands the space back; a CPU's
+     * switch-in records are skipped (the switch-out record of the same switch names both tasks).
+     */
+    private int drain(int i, SwitchListener listener, CpuSwitchListener cpuListener) {
         MemorySegment page = pages[i];
         MemorySegment ring = data[i];
         long mask = masks[i];
@@ -349,9 +420,17 @@ public final class ContextSwitchMonitor implements AutoCloseable {
                 long time = ring.get(JAVA_LONG, (tail + size - SAMPLE_ID_TIME_FROM_END) & mask);
                 boolean out = (misc & MISC_SWITCH_OUT) != 0;
                 boolean preempted = out && (misc & MISC_SWITCH_OUT_PREEMPT) != 0;
-                switches++;
-                delivered++;
-                listener.switched(i, !out, preempted, time);
+                if (cpuListener == null) {
+                    switches++;
+                    delivered++;
+                    listener.switched(i, !out, preempted, time);
+                } else if (out && type == RECORD_SWITCH_CPU_WIDE) {
+                    switches++;
+                    delivered++;
+                    int tid = ring.get(JAVA_INT, (tail + size - SAMPLE_ID_TID_FROM_END) & mask);
+                    int next = ring.get(JAVA_INT, (tail + NEXT_PREV_TID) & mask);
+                    cpuListener.switchedOut(i, tid, next, preempted, time);
+                }
                 if (closed) return delivered; // the listener closed the monitor
             } else if (type == RECORD_LOST) {
                 lost += ring.get(JAVA_LONG, (tail + LOST_COUNT) & mask);

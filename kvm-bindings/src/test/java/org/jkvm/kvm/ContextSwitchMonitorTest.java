@@ -204,24 +204,8 @@ class ContextSwitchMonitorTest {
     void twoSpinnersPinnedToOneCpuArePreempted() throws Exception {
         BitSet cpu = monitoredCpu();
         int[] tids = new int[2];
-        CountDownLatch ready = new CountDownLatch(2);
         CountDownLatch go = new CountDownLatch(1);
-        Thread[] spinners = new Thread[2];
-        for (int k = 0; k < 2; k++) {
-            int idx = k;
-            spinners[k] = Thread.ofPlatform().name("spinner-" + k).start(() -> {
-                HostCpus.pinCurrentThread(cpu);
-                tids[idx] = HostCpus.currentTid();
-                ready.countDown();
-                try {
-                    go.await();
-                } catch (InterruptedException e) {
-                    return;
-                }
-                spin(400 * MS);
-            });
-        }
-        assertTrue(ready.await(10, TimeUnit.SECONDS));
+        Thread[] spinners = spinners(cpu, tids, go);
         Recorder r = new Recorder();
         try (ContextSwitchMonitor m = openOrSkip(tids)) {
             pollingAwayFrom(cpu, () -> {
@@ -298,5 +282,75 @@ class ContextSwitchMonitorTest {
         return new ArrayList<>(Files.readAllLines(Path.of("/proc/self/maps")).stream()
                 .filter(l -> l.contains("perf_event"))
                 .toList());
+    }
+
+    /** Opens a monitor of CPUs, or skips the test when this host does not allow CPU-wide perf events. */
+    static ContextSwitchMonitor openCpusOrSkip(int... cpus) {
+        try {
+            return ContextSwitchMonitor.openCpus(RING_PAGES_LOG2, cpus);
+        } catch (KvmException e) {
+            boolean refused = e.operation().equals("perf_event_open")
+                    && (e.errno() == Libc.EPERM || e.errno() == Libc.EACCES || e.errno() == Libc.ENOSYS);
+            Assumptions.assumeFalse(refused, () -> "CPU-wide perf events are not available here: " + e.getMessage());
+            throw e;
+        }
+    }
+
+    @Test
+    void aCpuMonitorNamesWhoTookTheCpuFromAPreemptedThread() throws Exception {
+        BitSet cpu = monitoredCpu();
+        int[] tids = new int[2];
+        CountDownLatch go = new CountDownLatch(1);
+        Thread[] spinners = spinners(cpu, tids, go);
+        int[] byOther = new int[2];
+        int[] seen = {0};
+        long[] last = {Long.MIN_VALUE};
+        boolean[] ordered = {true};
+        ContextSwitchMonitor.CpuSwitchListener tally = (cpuIndex, tid, nextTid, preempted, when) -> {
+            seen[0]++;
+            ordered[0] &= cpuIndex == 0 && when >= last[0];
+            last[0] = when;
+            for (int k = 0; k < 2; k++) {
+                if (tid == tids[k] && preempted && nextTid == tids[1 - k]) byOther[k]++;
+            }
+        };
+        try (ContextSwitchMonitor m = openCpusOrSkip(cpu.nextSetBit(0))) {
+            assertThrows(IllegalStateException.class, () -> m.poll(0, (i, in, p, t) -> { }), "a CPU monitor has no thread records");
+            pollingAwayFrom(cpu, () -> {
+                go.countDown();
+                while (spinners[0].isAlive() || spinners[1].isAlive()) m.pollCpus(50, tally);
+                m.pollCpus(0, tally);
+            });
+            assertEquals(seen[0], m.switchRecords());
+        }
+        assertTrue(ordered[0], "records of one CPU come in time order");
+        assertTrue(byOther[0] >= 3 && byOther[1] >= 3, "each spinner preempted by the other only "
+                + byOther[0] + " and " + byOther[1] + " times in 400 ms, of " + seen[0] + " switches on CPU " + cpu);
+    }
+
+    /**
+     * Two threads pinned to {@code cpu}, their tids in {@code tids}, each spinning 400 ms once
+     * {@code go} opens: two runnable threads on one CPU, so the scheduler preempts each for the other.
+     */
+    private static Thread[] spinners(BitSet cpu, int[] tids, CountDownLatch go) throws InterruptedException {
+        CountDownLatch ready = new CountDownLatch(2);
+        Thread[] spinners = new Thread[2];
+        for (int k = 0; k < 2; k++) {
+            int index = k;
+            spinners[k] = Thread.ofPlatform().name("spinner-" + k).start(() -> {
+                HostCpus.pinCurrentThread(cpu);
+                tids[index] = HostCpus.currentTid();
+                ready.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                spin(400 * MS);
+            });
+        }
+        assertTrue(ready.await(10, TimeUnit.SECONDS), "the spinners did not start");
+        return spinners;
     }
 }

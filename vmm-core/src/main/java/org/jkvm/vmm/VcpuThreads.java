@@ -23,6 +23,8 @@ import org.jkvm.vmm.vcpu.VcpuStats;
  */
 public final class VcpuThreads implements MachineControl {
     private static final System.Logger LOG = System.getLogger(VcpuThreads.class.getName());
+    /** Each vCPU thread is named this and the vCPU's id (how the host's tools list it too). */
+    public static final String NAME_PREFIX = "vcpu-";
     /** How long all vCPU threads together may take to return once the VM has ended. */
     static final Duration JOIN_LIMIT = Duration.ofSeconds(5);
 
@@ -46,7 +48,7 @@ public final class VcpuThreads implements MachineControl {
     public void start() {
         if (loops.size() != vcpus.size()) throw new IllegalStateException(loops.size() + " loops for " + vcpus.size() + " vCPUs");
         for (int i = 0; i < loops.size(); i++) {
-            threads.add(Thread.ofPlatform().name("vcpu-" + vcpus.get(i).id()).daemon().start(loops.get(i)));
+            threads.add(Thread.ofPlatform().name(NAME_PREFIX + vcpus.get(i).id()).daemon().start(loops.get(i)));
         }
     }
 

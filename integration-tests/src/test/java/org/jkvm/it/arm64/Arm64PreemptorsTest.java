@@ -1,0 +1,90 @@
+package org.jkvm.it.arm64;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code jkvm run --preemptors} in the emulated host: 4 busy vCPUs pinned onto host CPU 0 beside
+ * a shell loop hogging it. Each vCPU waits behind the other three and the hog, and the tally
+ * says so: both kinds charged, the hog by its name, the shares adding up to the whole wait; with
+ * {@code --vmm-pin 1} no thread of jkvm's own is charged.
+ */
+@Tag("arm64")
+class Arm64PreemptorsTest {
+    private static final Pattern HEAD = Pattern.compile(
+            "jkvm: preemptors: (\\d+) preemptions of vCPU threads on host CPUs 0, ([0-9.]+) s waited behind:");
+    private static final Pattern ROW = Pattern.compile(
+            "jkvm:   (vcpu|vmm|other|idle|)\\s+(.+?)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)%\\s+(\\d+)");
+    private static Path image;
+    private static Path workloads;
+
+    @BeforeAll
+    static void host() throws Exception {
+        EmulatedArm64Host.requireOrSkip();
+        image = GuestFixture.filesOrSkip().getFirst();
+        workloads = Path.of(BuildScript.output("guest/workloads/build", "JKVM_WORKLOADS_INITRD", "--quiet"));
+    }
+
+    private record Row(String kind, String who, int tasks, double seconds, double share, long cameNext) {}
+
+    @Test
+    void theOtherVcpusAndTheHogAreChargedWithTheWaitAndJkvmOnlyWhereItMayRun() throws Exception {
+        String run = "java -jar jkvm.jar run --kernel " + image.getFileName() + " --initrd " + workloads.getFileName()
+                + " --cpus 4 --pin 0 --memory 512M --timeout 300 --pvlock off --preemptors"
+                + " --cmdline 'console=ttyS0 panic=-1 quiet jkvm.workload=cpu jkvm.workers=4 jkvm.seconds=4'";
+        String hog = "taskset -c 0 sh -c 'while :; do :; done' & h=$!; ";
+        EmulatedArm64Host.Result r = EmulatedArm64Host.run("", Duration.ofMinutes(12), new Steps()
+                .step("hog", hog + run + "; rc=$?; kill $h; exit $rc")
+                .step("vmm-pin", hog + run + " --vmm-pin 1; rc=$?; kill $h; exit $rc")
+                .script(), List.of(image, workloads));
+        assertEquals(0, r.exitCode(), "the emulated host failed:\n" + r.output());
+        Map<String, Steps.Step> steps = Steps.parse(r.output());
+        for (String name : List.of("hog", "vmm-pin")) {
+            Steps.Step step = Steps.require(steps, name);
+            assertEquals(0, step.exitCode(), step.output());
+            step.output().lines().filter(l -> l.startsWith("jkvm: preemptors") || l.startsWith("jkvm:   "))
+                    .forEach(l -> System.err.println("preemptors, " + name + ": " + l));
+            List<Row> rows = rows(step);
+            Row vcpus = rows.stream().filter(row -> row.kind().equals("vcpu")).findFirst()
+                    .orElseThrow(() -> new AssertionError(name + ": the other vCPUs are not charged: " + rows));
+            assertEquals(new Row("vcpu", "vCPUs of this VM", 4, vcpus.seconds(), vcpus.share(), vcpus.cameNext()), vcpus);
+            assertTrue(vcpus.share() >= 30, name + ": the other vCPUs hold each one off most (measured: 60%): " + rows);
+            Row sh = rows.stream().filter(row -> row.kind().equals("other") && row.who().equals("sh")).findFirst()
+                    .orElseThrow(() -> new AssertionError(name + ": the hog (sh) is not charged: " + rows));
+            assertTrue(sh.share() >= 5 && sh.cameNext() > 0, name + ": the hog takes its turn (measured: 39.5%): " + sh);
+            double sum = rows.stream().mapToDouble(Row::share).sum();
+            assertEquals(100, sum, 1.5, name + ": the rows (the top ones and the rest's sum) are the whole wait: " + rows);
+        }
+        // With the rest of jkvm on CPU 1, none of its threads runs where the vCPUs wait.
+        double jkvm = rows(Steps.require(steps, "vmm-pin")).stream().filter(row -> row.kind().equals("vmm"))
+                .mapToDouble(Row::share).sum();
+        assertTrue(jkvm < 1, "jkvm's own threads charged " + jkvm + "% of the wait under --vmm-pin 1");
+    }
+
+    private static List<Row> rows(Steps.Step step) {
+        Matcher head = HEAD.matcher(step.output());
+        assertTrue(head.find(), "no preemptors line:\n" + step.output());
+        assertTrue(Long.parseLong(head.group(1)) >= 50, "4 busy vCPUs and a hog on one CPU: " + head.group());
+        double waited = Double.parseDouble(head.group(2));
+        assertTrue(waited > 1, "4 busy vCPUs for 4 s on one CPU wait seconds, not " + waited + " s");
+        List<Row> rows = new ArrayList<>();
+        Matcher m = ROW.matcher(step.output());
+        while (m.find()) {
+            rows.add(new Row(m.group(1), m.group(2), Integer.parseInt(m.group(3)), Double.parseDouble(m.group(4)),
+                    Double.parseDouble(m.group(5)), Long.parseLong(m.group(6))));
+        }
+        return rows;
+    }
+}

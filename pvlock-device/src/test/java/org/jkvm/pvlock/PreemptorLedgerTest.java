@@ -1,0 +1,82 @@
+package org.jkvm.pvlock;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Who a preempted vCPU waited behind, from switch records written by hand: vCPU threads 101 and
+ * 102, jkvm's thread 201, another process's 301 and 302 (both named "hog").
+ */
+@Tag("unit")
+class PreemptorLedgerTest {
+    private static final long MS = 1_000_000L;
+
+    private static PreemptorLedger ledger(int... cpus) {
+        PreemptorLedger l = new PreemptorLedger(2, cpus, tid -> tid == 201
+                ? new Preemptors.Who(Preemptors.Kind.VMM, "C1 CompilerThre")
+                : new Preemptors.Who(Preemptors.Kind.OTHER, "hog"));
+        l.vcpuThread(0, 101);
+        l.vcpuThread(1, 102);
+        return l;
+    }
+
+    private static Preemptors.Row row(Preemptors p, Preemptors.Kind kind) {
+        return p.rows().stream().filter(r -> r.who().kind() == kind).findFirst().orElseThrow();
+    }
+
+    @Test
+    void eachTaskThatRunsWhileAVcpuWaitsIsChargedWithThatTime() {
+        PreemptorLedger l = ledger(0);
+        l.switchedOut(0, 0, 101, false, 0);          // vCPU 0 comes in from idle
+        l.switchedOut(0, 101, 301, true, 10 * MS);   // preempted by the hog
+        l.switchedOut(0, 301, 201, true, 14 * MS);   // the hog ran 4 ms, then jkvm's thread
+        l.switchedOut(0, 201, 302, false, 15 * MS);  // 1 ms, then the other hog thread
+        l.switchedOut(0, 302, 101, true, 18 * MS);   // 3 ms, then vCPU 0 is back
+        l.switchedOut(0, 101, 301, false, 30 * MS);  // vCPU 0 blocks (WFI): not a wait
+        l.switchedOut(0, 301, 101, true, 50 * MS);   // 20 ms of the hog no vCPU waited for
+        Preemptors p = l.tally(new int[] {0}, 0);
+
+        assertEquals(1, p.preemptions());
+        assertEquals(8 * MS, p.waitedNanos());
+        assertEquals(List.of(Preemptors.Kind.OTHER, Preemptors.Kind.VMM), p.rows().stream().map(r -> r.who().kind()).toList());
+        Preemptors.Row hog = row(p, Preemptors.Kind.OTHER);
+        assertEquals(new Preemptors.Row(new Preemptors.Who(Preemptors.Kind.OTHER, "hog"), 2, 7 * MS, 1), hog,
+                "two threads of one name on one row; the one that came in next counted once");
+        assertEquals(1 * MS, row(p, Preemptors.Kind.VMM).nanos());
+    }
+
+    @Test
+    void twoVcpusWaitingBehindOneAreBothChargedToIt() {
+        PreemptorLedger l = ledger(0);
+        l.switchedOut(0, 0, 101, false, 0);
+        l.switchedOut(0, 101, 102, true, 10 * MS);   // vCPU 1 preempts vCPU 0
+        l.switchedOut(0, 102, 301, true, 12 * MS);   // vCPU 1 ran 2 ms; the hog preempts it
+        l.switchedOut(0, 301, 101, true, 15 * MS);   // the hog ran 3 ms with both waiting
+        Preemptors p = l.tally(new int[] {0}, 3);
+
+        assertEquals(2, p.preemptions());
+        assertEquals(2 * MS + 2 * 3 * MS, p.waitedNanos());
+        assertEquals(new Preemptors.Row(new Preemptors.Who(Preemptors.Kind.OTHER, "hog"), 1, 6 * MS, 1), p.rows().get(0));
+        assertEquals(new Preemptors.Row(Preemptors.Who.VCPUS, 1, 2 * MS, 1), p.rows().get(1));
+        assertEquals(3, p.lostRecords());
+    }
+
+    @Test
+    void aVcpuBackOnAnotherCpuBeforeItsSwitchOutIsReadIsNotLeftWaiting() {
+        PreemptorLedger l = ledger(3, 5);
+        l.switchedOut(1, 0, 101, false, 20 * MS);    // CPU 5, read first: vCPU 0 comes in at 20 ms
+        l.switchedOut(1, 101, 0, false, 25 * MS);    // and blocks at 25 ms
+        l.switchedOut(0, 0, 101, false, 0);          // CPU 3, read after: vCPU 0 ran there from 0 ms
+        l.switchedOut(0, 101, 301, true, 10 * MS);   // preempted at 10 ms, before it moved to CPU 5
+        l.switchedOut(0, 301, 201, true, 40 * MS);   // 30 ms of the hog on CPU 3, vCPU 0 long gone
+        Preemptors p = l.tally(new int[] {3, 5}, 0);
+
+        assertEquals(1, p.preemptions());
+        assertEquals(1, p.rows().getFirst().took(), "the hog came in next");
+        assertEquals(0, p.waitedNanos(), "its return came first: no wait charged, rather than 30 ms");
+    }
+}
