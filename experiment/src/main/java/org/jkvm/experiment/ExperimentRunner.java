@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.kvm.Kvm;
+import org.jkvm.pvlock.PreemptorWatch;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockStats;
 import org.jkvm.pvlock.PvLockTotals;
@@ -106,6 +107,7 @@ public final class ExperimentRunner {
             VmConfig config = spec.vmConfig(v, run.workload());
             boolean profiled = spec.profiled(run);
             List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(v.pvlock())));
+            if (spec.preemptors()) attach.add(PreemptorWatch.attaching());
             if (profiled) {
                 attach.add(GuestProfiler.attaching(ExperimentSpec.PROFILE_HZ));
                 host.put("profile_hz", ExperimentSpec.PROFILE_HZ);
@@ -132,6 +134,9 @@ public final class ExperimentRunner {
             double wall = (System.nanoTime() - t0) / 1e9;
             readyAfter(t0, vms).ifPresent(ms -> host.put(READY_MS, ms));
             collect(host, vms);
+            if (spec.preemptors()) {
+                WaitedBehind.put(host, vms.stream().map(r -> r.launch.extension(PreemptorWatch.class).preemptors()).toList());
+            }
             if (profiled) writeProfiles(run, vms);
             RunKvmStats kvmStats = kvmStats(vms);
             RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(r -> r.console.text()).toList());

@@ -49,11 +49,13 @@ import org.jkvm.vmm.io.InputKind;
  * @param repetitions measured runs per variant and workload
  * @param warmup      discarded runs per variant and workload, before the measured ones
  * @param timeout     per-run limit in seconds, or 0 for the default (workload seconds + 120)
+ * @param preemptors  each run tells who its vCPUs waited behind ({@code jkvm run --preemptors}); off
+ *                    unless the spec says {@code "preemptors": "on"}
  * @param variables   the {@code ${NAME}}s the spec's paths use, sorted (set or not in the environment)
  */
 public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, long memory, String pin, String vmmPin, int vms,
                              List<Workload> workloads, List<Variant> variants, String base, String reference,
-                             int repetitions, int warmup, int timeout, Set<String> variables) {
+                             int repetitions, int warmup, int timeout, boolean preemptors, Set<String> variables) {
 
     /** The workload names a guest knows (its init's {@code jkvm.workload=}). */
     public static final List<String> WORKLOADS = List.of(

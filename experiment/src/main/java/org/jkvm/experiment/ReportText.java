@@ -126,6 +126,7 @@ public final class ReportText {
         ci.render(sb, 2);
         guestTable(sb, report);
         trackerTable(sb, report);
+        waitedTable(sb, report);
         if (!report.notes().isEmpty()) {
             sb.append('\n');
             for (String n : report.notes()) sb.append("note: ").append(n).append('\n');
@@ -164,6 +165,23 @@ public final class ReportText {
             TrackerDelay.Summary t = c.tracker();
             return List.of(String.valueOf(t.runs()), num(t.switches()), num(t.meanUs()), interval(t.meanInterval()),
                     num(t.p99BoundUs()), num(t.maxUs()));
+        });
+        d.render(sb, 2);
+    }
+
+    /** Who the vCPUs waited behind per cell, when any measured run recorded it ("preemptors": "on"). */
+    private static void waitedTable(StringBuilder sb, Report report) {
+        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.waited() == null)) return;
+        sb.append("\nWho the vCPUs waited behind, in the measured runs that told it: preemptions of vCPU threads in a run,\n")
+                .append("the time they waited preempted (ms, summed over vCPUs; with a 95% bootstrap interval of its median) and the\n")
+                .append("share of it each kind of task ran: the VM's vCPUs, jkvm's own threads, the rest of the host (each a median\n")
+                .append("over the runs)\n\n");
+        Table d = new Table();
+        d.row(List.of("Workload", "variant", "runs", "preemptions", "waited ms", "95% interval", "vCPUs %", "jkvm %", "other %"));
+        cellRows(d, report, c -> c.waited() != null, (w, c) -> {
+            WaitedBehind.Summary s = c.waited();
+            return List.of(String.valueOf(s.runs()), num(s.preemptions()), num(s.waitedMs()), interval(s.waitedInterval()),
+                    num(s.vcpusPct()), num(s.vmmPct()), num(s.otherPct()));
         });
         d.render(sb, 2);
     }

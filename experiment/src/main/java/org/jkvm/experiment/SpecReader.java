@@ -34,7 +34,7 @@ import org.jkvm.vmm.config.Sizes;
 /** Turns spec JSON into an {@link ExperimentSpec}, collecting every problem with its place. */
 final class SpecReader {
     private static final List<String> TOP = List.of("name", "guest", "vcpus", "memory", "pin", "vmm_pin", "vms", "workloads",
-            "variants", "reference", "repetitions", "warmup", "timeout");
+            "variants", "reference", "repetitions", "warmup", "timeout", "preemptors");
     private static final List<String> GUEST = List.of("kernel", "initrd", "rootfs", "cmdline");
     private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds", "profile", "command");
     /** A command's placeholders, to find the ones it may not use. */
@@ -131,6 +131,7 @@ final class SpecReader {
         int warmup = wM == null ? 0 : count(wM.value(), "warmup");
         Member tM = o.members().get("timeout");
         int timeout = tM == null ? 0 : positive(placed("timeout", tM.value()), "timeout", 7 * 24 * 3600);
+        boolean preemptors = onOff(o, "", "preemptors", false);
         long runs = ExperimentSpec.runCount(variants.size(), workloads.size(), repetitions, warmup);
         if (runs > ExperimentSpec.MAX_RUNS) {
             error(place("repetitions"), "repetitions", variants.size() + " variants x " + workloads.size() + " workloads x ("
@@ -139,7 +140,7 @@ final class SpecReader {
         }
         if (!errors.isEmpty()) return null;
         ExperimentSpec spec = new ExperimentSpec(source, name, guest, vcpus, memory, pin, vmmPin, vms, workloads, variants, base,
-                reference, repetitions, warmup, timeout, variables);
+                reference, repetitions, warmup, timeout, preemptors, variables);
         SpecRunChecks.vms(spec, this::errorOnce);
         SpecRunChecks.vmmPin(spec, this::errorOnce);
         if (requireFiles && errors.isEmpty()) SpecRunChecks.boots(spec, this::errorOnce);

@@ -235,6 +235,39 @@ class ReportTest {
                 find(lines, "hackbench  pv          3"));
     }
 
+    @Test
+    void whoTheVcpusWaitedBehindIsSharedOutPerRunThenTheMedianTaken() {
+        ExperimentSpec spec = spec();
+        assertTrue(!Report.of(spec, results(spec)).text().contains("waited behind"), "no table where no run told it");
+        // cpu's base runs: (vCPUs, jkvm, other) ms 600/300/100, 600/0/1400, 1600/200/200; the warm-up is left out
+        double[][] ms = {{600, 300, 100}, {600, 0, 1400}, {1600, 200, 200}};
+        Report rep = Report.of(spec, results(spec, r -> !r.id().startsWith("cpu/base/") ? Map.of("exits", 5)
+                : r.warmup() ? waited(1, 9_999, 9_999, 9_999)
+                : waited(100L * r.repetition(), ms[r.repetition() - 1][0], ms[r.repetition() - 1][1], ms[r.repetition() - 1][2])));
+
+        WaitedBehind.Summary w = rep.workloads().get(1).cell("base").waited();
+        assertEquals(3, w.runs());
+        assertEquals(200, w.preemptions(), EPS);
+        assertEquals(2000, w.waitedMs(), EPS, "waits 1000, 2000, 2000 ms");
+        assertEquals(new MedianInterval(1000, 2000), w.waitedInterval(), "a resampled median is one of the two");
+        assertEquals(60, w.vcpusPct(), EPS, "shares 60, 30 and 80: the median of each run's own");
+        assertEquals(10, w.vmmPct(), EPS);
+        assertEquals(10, w.otherPct(), EPS, "shares 10, 70, 10");
+        assertNull(rep.workloads().get(1).cell("pv").waited());
+        assertNull(rep.workloads().getFirst().cell("base").waited());
+
+        String[] lines = rep.text().split("\n");
+        assertEquals("Workload  variant  runs  preemptions  waited ms  95% interval  vCPUs %  jkvm %  other %",
+                find(lines, "Workload  variant  runs  pre"));
+        assertEquals("cpu       base        3        200.0       2000  [1000, 2000]    60.00   10.00    10.00", find(lines, "cpu       base        3"));
+    }
+
+    /** The host figures of a run whose vCPUs waited behind the VM's vCPUs, jkvm and the rest so many ms. */
+    private static Map<String, Number> waited(long preemptions, double vcpusMs, double vmmMs, double otherMs) {
+        return Map.of(WaitedBehind.PREEMPTIONS, preemptions, WaitedBehind.VCPUS_MS, vcpusMs, WaitedBehind.VMM_MS, vmmMs,
+                WaitedBehind.OTHER_MS, otherMs, WaitedBehind.LOST, 0);
+    }
+
     /** The host figures of a run whose tracker read {@code switches} switches. */
     private static Map<String, Number> delays(long switches, double meanUs, double p99Us, double maxUs) {
         return Map.of(TrackerDelay.SWITCHES, switches, TrackerDelay.MEAN_US, meanUs, TrackerDelay.P99_BOUND_US, p99Us,

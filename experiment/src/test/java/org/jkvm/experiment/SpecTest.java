@@ -135,7 +135,7 @@ class SpecTest {
                 "bad.json:4:12: vcpus: must be a positive whole number, not 0",
                 "bad.json:5:13: memory: \"lots\" is not a memory size; write e.g. \"512M\" or \"2G\"",
                 "bad.json:6:10: pin: \"1-0\" is not a host CPU list; write e.g. \"0\", \"0-3\" or \"0,2,4-7\"",
-                "bad.json:7:3: colour: unknown field; the spec takes name, guest, vcpus, memory, pin, vmm_pin, vms, workloads, variants, reference, repetitions, warmup, timeout",
+                "bad.json:7:3: colour: unknown field; the spec takes name, guest, vcpus, memory, pin, vmm_pin, vms, workloads, variants, reference, repetitions, warmup, timeout, preemptors",
                 "bad.json:9:15: workloads[0].name: \"dhrystone\" is not one of fork-exec, hackbench, mmap-shared, mmap-private-mm, file-shared, file-private, cpu, syscall, "
                         + "shell-dyn, execl, spawn, pipe-ctxsw",
                 "bad.json:9:53: workloads[0].seconds: must be a positive whole number, not 1.5",
@@ -193,6 +193,13 @@ class SpecTest {
         assertFalse(s.variant("b").pmu());
         assertTrue(ExperimentSpec.parse(minimal("", ", \"pmu\": true"), Path.of("m.json"), false, Map.of()).variant("a").pmu());
         assertEquals(List.of("7:56 variants[0].pmu: \"yes\" is not one of on, off"), errors(minimal("", ", \"pmu\": \"yes\"")));
+    }
+
+    @Test
+    void aSpecCanAskEveryRunWhoItsVcpusWaitedBehind() {
+        assertFalse(ExperimentSpec.parse(minimal("", ""), Path.of("m.json"), false, Map.of()).preemptors(), "off unless asked");
+        assertTrue(ExperimentSpec.parse(minimal(", \"preemptors\": \"on\"", ""), Path.of("m.json"), false, Map.of()).preemptors());
+        assertEquals(List.of("8:35 preemptors: \"all\" is not one of on, off"), errors(minimal(", \"preemptors\": \"all\"", "")));
     }
 
     @Test

@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (which makes the PV-lock calls, so the userspace tracker runs), two workloads, two repetitions
  * each; then the same command again, which finds nothing left to run and reports the same results.
  * Each result carries KVM's statistics and the guest's own counters over its workload's window,
- * each userspace one the tracker's switch-to-flag delays.
+ * each userspace one the tracker's switch-to-flag delays, and each (the spec says
+ * {@code "preemptors": "on"}) who its vCPUs waited behind.
  */
 @Tag("arm64")
 class Arm64ExperimentTest {
@@ -43,6 +44,7 @@ class Arm64ExperimentTest {
         Path pvlockGuest = BuildScript.projectKernel();
         Path spec = writeSpec(tmp, "short", pvlockGuest.getFileName().toString(), workloads.getFileName().toString(), 4, """
                   "vmm_pin": "1",
+                  "preemptors": "on",
                   "workloads": [
                     { "name": "mmap-shared", "workers": 4, "seconds": 2 },
                     { "name": "cpu", "workers": 4, "seconds": 2 }
@@ -67,6 +69,7 @@ class Arm64ExperimentTest {
                         + " && echo kvm-mmio $(grep -c '\"mmio_exit_user\":[1-9]' short.results.jsonl)"
                         + " && echo guest-windows $(grep -c '\"guest\":{\"vms\":\\[{\"changes\":{\"uptime_cs\"' short.results.jsonl)"
                         + " && echo guest-steal $(grep -c '\"cpu.steal\":[1-9]' short.results.jsonl)"
+                        + " && echo waited-behind-vcpus $(grep -c '\"ms_waited_behind_vcpus\":[1-9]' short.results.jsonl)"
                         + " && echo placed $(grep -c '\"placement\":{\"pin\":\"0\",\"vmm_pin\":\"1\"}' short.results.jsonl)"
                         + " && echo flag-delays $(grep -c '\"flag_delay_switches\":[1-9]' short.results.jsonl)"
                         + " $(grep '\"variant\":\"user\"' short.results.jsonl | grep -c '\"flag_delay_us_mean\":[0-9]')"
@@ -91,6 +94,10 @@ class Arm64ExperimentTest {
                 "the report's tracker table:\n" + first.output());
         assertDelaysPlausible(first.output());
         assertTrue(first.output().contains("placed 8\n"), "every result records where its threads ran:\n" + first.output());
+        // "preemptors": "on": 4 vCPUs on one host CPU wait behind each other in every run
+        assertTrue(first.output().contains("waited-behind-vcpus 8\n"), "who the vCPUs waited behind, per run:\n" + first.output());
+        assertTrue(first.output().contains("Who the vCPUs waited behind, in the measured runs that told it"),
+                "the report's table of it:\n" + first.output());
         assertTrue(first.output().contains("id,variant,workload"), "the CSV:\n" + first.output());
         assertTrue(!first.output().contains("failed: "), "a run failed:\n" + first.output());
         // 4 vCPUs on one host CPU: their threads wait for it (the guests' steal time)
@@ -129,6 +136,8 @@ class Arm64ExperimentTest {
         assertTrue(!again.output().contains("done in"), "nothing should run again:\n" + again.output());
         assertTrue(again.output().contains("The userspace PV-lock tracker, in the measured runs that ran it"),
                 "the tracker table from the results read back:\n" + again.output());
+        assertTrue(again.output().contains("Who the vCPUs waited behind, in the measured runs that told it"),
+                "the preemptors table from the results read back:\n" + again.output());
     }
 
     /**

@@ -1,0 +1,91 @@
+package org.jkvm.experiment;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+
+import org.jkvm.pvlock.Preemptors;
+
+/**
+ * Who one run's vCPUs waited behind while preempted ({@link org.jkvm.pvlock.PreemptorWatch}), over
+ * every VM of the run: the time charged to vCPU threads (the overcommit itself), to jkvm's own
+ * threads, and to the rest of the host. A run records it among its host figures when the spec
+ * says {@code "preemptors": "on"}.
+ *
+ * @param preemptions switches of a vCPU thread out while still runnable
+ * @param vcpusMs     waiting charged to vCPU threads, milliseconds summed over vCPUs
+ * @param vmmMs       waiting charged to jkvm's other threads
+ * @param otherMs     waiting charged to other processes (and the idle task)
+ */
+public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, double otherMs) {
+    static final String PREEMPTIONS = "preemptor_preemptions";
+    static final String VCPUS_MS = "ms_waited_behind_vcpus";
+    static final String VMM_MS = "ms_waited_behind_vmm";
+    static final String OTHER_MS = "ms_waited_behind_other";
+    static final String LOST = "preemptor_records_lost";
+
+    /** Adds the tallies of a run's VMs to its host figures. */
+    static void put(Map<String, Number> host, List<Preemptors> vms) {
+        long preemptions = 0, lost = 0;
+        long[] byKind = new long[Preemptors.Kind.values().length];
+        for (Preemptors p : vms) {
+            preemptions += p.preemptions();
+            lost += p.lostRecords();
+            for (Preemptors.Row r : p.rows()) byKind[r.who().kind().ordinal()] += r.nanos();
+        }
+        host.put(PREEMPTIONS, preemptions);
+        host.put(VCPUS_MS, byKind[Preemptors.Kind.VCPU.ordinal()] / 1e6);
+        host.put(VMM_MS, byKind[Preemptors.Kind.VMM.ordinal()] / 1e6);
+        host.put(OTHER_MS, (byKind[Preemptors.Kind.OTHER.ordinal()] + byKind[Preemptors.Kind.IDLE.ordinal()]) / 1e6);
+        host.put(LOST, lost);
+    }
+
+    /** What a successful run recorded, if it recorded it. */
+    static Optional<WaitedBehind> of(RunResult r) {
+        Map<String, Number> h = r.host();
+        if (!r.ok() || !h.containsKey(PREEMPTIONS) || !h.containsKey(VCPUS_MS) || !h.containsKey(VMM_MS)
+                || !h.containsKey(OTHER_MS)) {
+            return Optional.empty();
+        }
+        return Optional.of(new WaitedBehind(h.get(PREEMPTIONS).longValue(), h.get(VCPUS_MS).doubleValue(),
+                h.get(VMM_MS).doubleValue(), h.get(OTHER_MS).doubleValue()));
+    }
+
+    /** All the waiting charged, milliseconds. */
+    double totalMs() {
+        return vcpusMs + vmmMs + otherMs;
+    }
+
+    private double share(double ms) {
+        double t = totalMs();
+        return t > 0 ? 100 * ms / t : Double.NaN;
+    }
+
+    /**
+     * A cell's runs, each figure the median over them (a share is each run's own, then the median).
+     *
+     * @param runs        runs that recorded it
+     * @param preemptions median preemptions per run
+     * @param waitedMs    median waiting charged per run, milliseconds
+     * @param waitedInterval a 95% bootstrap interval of that median ({@link MedianInterval#ofMedian}), so
+     *                    two variants' waits can be told apart
+     * @param vcpusPct    median share charged to vCPU threads, percent
+     * @param vmmPct      median share charged to jkvm's own threads
+     * @param otherPct    median share charged to the rest of the host
+     */
+    public record Summary(int runs, double preemptions, double waitedMs, MedianInterval waitedInterval, double vcpusPct, double vmmPct, double otherPct) {
+        /** The summary of {@code runs}, or null for none. */
+        static Summary of(List<WaitedBehind> runs) {
+            if (runs.isEmpty()) return null;
+            return new Summary(runs.size(), median(runs, WaitedBehind::preemptions), median(runs, WaitedBehind::totalMs),
+                    MedianInterval.ofMedian(runs.stream().mapToDouble(WaitedBehind::totalMs).toArray()),
+                    median(runs, w -> w.share(w.vcpusMs)), median(runs, w -> w.share(w.vmmMs)),
+                    median(runs, w -> w.share(w.otherMs)));
+        }
+
+        private static double median(List<WaitedBehind> runs, ToDoubleFunction<WaitedBehind> figure) {
+            return Stats.of(runs.stream().mapToDouble(figure).toArray()).median(); // a run with no wait has no shares
+        }
+    }
+}
