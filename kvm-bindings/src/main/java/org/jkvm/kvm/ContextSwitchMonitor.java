@@ -56,18 +56,28 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         void switched(int threadIndex, boolean in, boolean preempted, long monotonicNanos);
     }
 
-    /** Receives each switch away from a task on a monitored CPU, in ring order (per CPU: time order). */
+    /** Receives each switch away from a task on a monitored CPU, in time order across the CPUs. */
     @FunctionalInterface
     public interface CpuSwitchListener {
         /**
          * @param cpuIndex  the CPU's position in the list given to {@link #openCpus}
-         * @param tid       the task switched out (0: the CPU's idle task)
-         * @param nextTid   the task switched in (0: the idle task)
+         * @param tid       the task switched out (0: the CPU's idle task, or a task outside this
+         *                  PID namespace, which perf cannot name from here)
+         * @param nextTid   the task switched in (0 as for {@code tid})
          * @param preempted the task going out was still runnable (preempted) rather than blocking
          * @param monotonicNanos when it happened, {@code CLOCK_MONOTONIC} (as {@link System#nanoTime()})
          */
         void switchedOut(int cpuIndex, int tid, int nextTid, boolean preempted, long monotonicNanos);
+
+        /**
+         * The kernel dropped records of CPU {@code cpuIndex} up to {@code monotonicNanos} (its
+         * ring was full): what ran there meanwhile, and which task is there now, is unknown.
+         */
+        default void lost(int cpuIndex, long monotonicNanos) {}
     }
+
+    /** How long {@link #pollCpus} holds back a switch: far longer than a record takes to be written. */
+    public static final long HOLD_NANOS = 5_000_000;
 
     /** Default ring size: 2^3 data pages (32 KiB with 4 KiB pages: about 1300 switch records). */
     public static final int DEFAULT_DATA_PAGES_LOG2 = 3;
@@ -130,6 +140,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
 
     private final int[] tids;   // the threads, or the CPUs when cpuWide
     private final boolean cpuWide;
+    private final CpuSwitchMerge merge;    // cpuWide: the rings' records in one time order
     private final int[] fds;
     private final MemorySegment[] pages;   // the whole mapping: control page + data
     private final MemorySegment[] data;    // the data area
@@ -146,6 +157,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         int n = tids.length;
         this.tids = tids.clone();
         this.cpuWide = cpuWide;
+        this.merge = cpuWide ? new CpuSwitchMerge(n) : null;
         this.fds = new int[n];
         Arrays.fill(fds, -1);
         this.pages = new MemorySegment[n];
@@ -349,11 +361,27 @@ public final class ContextSwitchMonitor implements AutoCloseable {
 
     /**
      * As {@link #poll}, for a monitor of CPUs ({@link #openCpus}): delivers each switch away
-     * from a task there. The rings wake a waiting poll only when half full: give a timeout.
+     * from a task there, in time order across the CPUs, up to {@link #HOLD_NANOS} before the
+     * rings were read (later ones wait for the next call, as a CPU read later may still have
+     * older ones). The rings wake a waiting poll only when half full: give a timeout. Allocates
+     * only when the records held back outgrow their arrays.
      */
     public int pollCpus(int timeoutMillis, CpuSwitchListener listener) {
         if (!cpuWide) throw new IllegalStateException("a monitor of threads is read with poll");
         return poll(timeoutMillis, null, listener);
+    }
+
+    /** Delivers every switch in the rings and held back, in time order: for the end of a watch. */
+    public int flushCpus(CpuSwitchListener listener) {
+        if (!cpuWide) throw new IllegalStateException("a monitor of threads is read with poll");
+        lock.lock();
+        try {
+            if (closed) throw new IllegalStateException("context switch monitor is closed");
+            for (int i = 0; i < tids.length; i++) drain(i, null);
+            return deliver(Long.MAX_VALUE, listener);
+        } finally {
+            lock.unlock();
+        }
     }
 
     private int poll(int timeoutMillis, SwitchListener listener, CpuSwitchListener cpuListener) {
@@ -391,16 +419,25 @@ public final class ContextSwitchMonitor implements AutoCloseable {
     }
 
     private int drainAll(SwitchListener listener, CpuSwitchListener cpuListener) {
+        // A record is in its ring within microseconds of its stamp: all stamped HOLD_NANOS before this are.
+        long readAt = System.nanoTime();
         int delivered = 0;
-        for (int i = 0; i < tids.length && !closed; i++) delivered += drain(i, listener, cpuListener);
-        return delivered;
+        for (int i = 0; i < tids.length && !closed; i++) delivered += drain(i, listener);
+        return cpuListener == null ? delivered : deliver(readAt - HOLD_NANOS, cpuListener);
+    }
+
+    private int deliver(long cutoff, CpuSwitchListener listener) {
+        int n = merge.deliver(cutoff, listener);
+        switches += n;
+        return n;
     }
 
     /**
-     * Reads ring {@code i} from data_tail to data_head, then hands the space back; a CPU's
-     * switch-in records are skipped (the switch-out record of the same switch names both tasks).
+     * Reads ring {@code i} from data_tail to data_head, then hands the space back: a thread's
+     * records go to {@code listener}, a CPU's into {@link #merge} (its switch-in records are
+     * skipped: the switch-out record of the same switch names both tasks).
      */
-    private int drain(int i, SwitchListener listener, CpuSwitchListener cpuListener) {
+    private int drain(int i, SwitchListener listener) {
         MemorySegment page = pages[i];
         MemorySegment ring = data[i];
         long mask = masks[i];
@@ -413,27 +450,26 @@ public final class ContextSwitchMonitor implements AutoCloseable {
             int misc = Short.toUnsignedInt(ring.get(JAVA_SHORT, at + HDR_MISC));
             int size = Short.toUnsignedInt(ring.get(JAVA_SHORT, at + HDR_SIZE));
             if (size < HDR_BYTES) {
-                throw new IllegalStateException("corrupt perf ring of tid " + tids[i] + ": record size " + size);
+                throw new IllegalStateException("corrupt perf ring of " + target(i) + ": record size " + size);
             }
             if (type == RECORD_SWITCH || type == RECORD_SWITCH_CPU_WIDE) {
                 // Each 8-byte field is aligned, so it wraps as a whole.
                 long time = ring.get(JAVA_LONG, (tail + size - SAMPLE_ID_TIME_FROM_END) & mask);
                 boolean out = (misc & MISC_SWITCH_OUT) != 0;
                 boolean preempted = out && (misc & MISC_SWITCH_OUT_PREEMPT) != 0;
-                if (cpuListener == null) {
+                if (!cpuWide) {
                     switches++;
                     delivered++;
                     listener.switched(i, !out, preempted, time);
+                    if (closed) return delivered; // the listener closed the monitor
                 } else if (out && type == RECORD_SWITCH_CPU_WIDE) {
-                    switches++;
-                    delivered++;
                     int tid = ring.get(JAVA_INT, (tail + size - SAMPLE_ID_TID_FROM_END) & mask);
                     int next = ring.get(JAVA_INT, (tail + NEXT_PREV_TID) & mask);
-                    cpuListener.switchedOut(i, tid, next, preempted, time);
+                    merge.switchedOut(i, tid, next, preempted, time);
                 }
-                if (closed) return delivered; // the listener closed the monitor
             } else if (type == RECORD_LOST) {
                 lost += ring.get(JAVA_LONG, (tail + LOST_COUNT) & mask);
+                if (cpuWide) merge.lost(i, ring.get(JAVA_LONG, (tail + size - SAMPLE_ID_TIME_FROM_END) & mask));
             }
             tail += size;
         }

@@ -319,7 +319,7 @@ class ContextSwitchMonitorTest {
             pollingAwayFrom(cpu, () -> {
                 go.countDown();
                 while (spinners[0].isAlive() || spinners[1].isAlive()) m.pollCpus(50, tally);
-                m.pollCpus(0, tally);
+                m.flushCpus(tally);
             });
             assertEquals(seen[0], m.switchRecords());
         }

@@ -17,10 +17,12 @@ import org.jkvm.kvm.ContextSwitchMonitor;
  * charged to that task, per waiting vCPU. So with two vCPUs waiting behind a third, the third is
  * charged twice: the sum is the vCPUs' waiting time, not the CPU's.
  *
- * <p>A CPU's records come in time order, but the CPUs are read one after the other: a vCPU
- * preempted on one CPU and back on another may show its return first. Its preemption is then
- * not counted as waiting from its switch-out on (the rest of that one wait goes uncharged, never
- * charged twice). Used from one thread (the watch's poller); {@link #vcpuThread} from any.
+ * <p>The records come in time order across the CPUs ({@link ContextSwitchMonitor#pollCpus}). Where
+ * a CPU's ring overflowed, what ran there is unknown until its next switch: the waits on that CPU
+ * end uncharged there, and whoever runs is charged only from that switch on (the tally is short,
+ * never long). A task is named when first charged, while it most likely still exists; whether it
+ * is one of this VM's vCPU threads is decided at the tally, as a vCPU thread may run before it is
+ * registered. Used from one thread (the watch's poller); {@link #vcpuThread} from any.
  */
 final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     private static final long NONE = Long.MIN_VALUE;
@@ -31,7 +33,6 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     private final int[] vcpuTid;
     private final int[] waitCpu;         // per vCPU: the CPU it waits on, or -1
     private final long[] waitSince;
-    private final long[] lastIn;
     private final long[] preemptions;
     private final long[] waited;
     private final Map<Integer, Integer> vcpuOfTid = new HashMap<>();
@@ -65,8 +66,6 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
         this.waitCpu = new int[vcpus];
         Arrays.fill(waitCpu, -1);
         this.waitSince = new long[vcpus];
-        this.lastIn = new long[vcpus];
-        Arrays.fill(lastIn, NONE);
         this.preemptions = new long[vcpus];
         this.waited = new long[vcpus];
         this.who = who;
@@ -88,20 +87,25 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
             leave(v);
             if (preempted) {
                 preemptions[v]++;
-                chargeOf(nextTid, nextTid == 0 ? null : vcpuOfTid.get(nextTid)).took++;
-                if (lastIn[v] == NONE || lastIn[v] < when) {
-                    waitCpu[v] = cpu;
-                    waitSince[v] = when;
-                    waitingOn[cpu]++;
-                }
+                chargeOf(nextTid).took++;
+                waitCpu[v] = cpu;
+                waitSince[v] = when;
+                waitingOn[cpu]++;
             }
         }
         Integer in = nextTid == 0 ? null : vcpuOfTid.get(nextTid);
-        if (in != null) {
-            leave(in);
-            if (lastIn[in] == NONE || lastIn[in] < when) lastIn[in] = when;
-        }
+        if (in != null) leave(in);
         since[cpu] = when;
+    }
+
+    /** The ring of the monitor's CPU {@code cpuIndex} overflowed: its waits and its running task are unknown. */
+    @Override
+    public synchronized void lost(int cpuIndex, long when) {
+        int cpu = cpuOf[cpuIndex];
+        for (int v = 0; v < waitCpu.length; v++) {
+            if (waitCpu[v] == cpu) leave(v);
+        }
+        since[cpu] = NONE;
     }
 
     /** Ends vCPU {@code v}'s wait, if it was waiting. */
@@ -118,17 +122,17 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
             if (waitCpu[v] != cpu) continue;
             long from = Math.max(since[cpu], waitSince[v]);
             if (when <= from) continue;
-            if (c == null) c = chargeOf(tid, tid == 0 ? null : vcpuOfTid.get(tid));
+            if (c == null) c = chargeOf(tid);
             c.nanos += when - from;
             waited[v] += when - from;
         }
     }
 
-    private Charge chargeOf(int tid, Integer vcpu) {
+    private Charge chargeOf(int tid) {
         Charge c = charges.get(tid);
         if (c == null) {
             Preemptors.Who w = tid == 0 ? Preemptors.Who.IDLE
-                    : vcpu != null ? Preemptors.Who.VCPUS
+                    : vcpuOfTid.containsKey(tid) ? Preemptors.Who.VCPUS
                     : who.apply(tid);
             c = new Charge(w);
             charges.put(tid, c);
@@ -142,8 +146,9 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
      */
     synchronized Preemptors tally(int[] cpus, long lostRecords) {
         Map<Preemptors.Who, long[]> byWho = new LinkedHashMap<>();
-        for (Charge c : charges.values()) {
-            long[] t = byWho.computeIfAbsent(c.who, k -> new long[3]);
+        for (Map.Entry<Integer, Charge> e : charges.entrySet()) {
+            Charge c = e.getValue();
+            long[] t = byWho.computeIfAbsent(vcpuOfTid.containsKey(e.getKey()) ? Preemptors.Who.VCPUS : c.who, k -> new long[3]);
             t[0] += c.nanos;
             t[1] += c.took;
             t[2]++;

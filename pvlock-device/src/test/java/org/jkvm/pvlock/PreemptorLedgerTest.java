@@ -66,17 +66,32 @@ class PreemptorLedgerTest {
     }
 
     @Test
-    void aVcpuBackOnAnotherCpuBeforeItsSwitchOutIsReadIsNotLeftWaiting() {
+    void aRingThatOverflowedEndsTheWaitsOnItsCpuUncharged() {
         PreemptorLedger l = ledger(3, 5);
-        l.switchedOut(1, 0, 101, false, 20 * MS);    // CPU 5, read first: vCPU 0 comes in at 20 ms
-        l.switchedOut(1, 101, 0, false, 25 * MS);    // and blocks at 25 ms
-        l.switchedOut(0, 0, 101, false, 0);          // CPU 3, read after: vCPU 0 ran there from 0 ms
-        l.switchedOut(0, 101, 301, true, 10 * MS);   // preempted at 10 ms, before it moved to CPU 5
-        l.switchedOut(0, 301, 201, true, 40 * MS);   // 30 ms of the hog on CPU 3, vCPU 0 long gone
-        Preemptors p = l.tally(new int[] {3, 5}, 0);
+        l.switchedOut(0, 0, 101, false, 0);          // CPU 3: vCPU 0 comes in
+        l.switchedOut(0, 101, 301, true, 10 * MS);   // preempted by the hog
+        l.lost(0, 14 * MS);                          // CPU 3's records up to 14 ms dropped: vCPU 0's return among them?
+        l.switchedOut(0, 301, 201, true, 40 * MS);   // the hog, running across the loss, is not charged
+        l.switchedOut(1, 0, 102, false, 41 * MS);    // CPU 5 goes on as before
+        l.switchedOut(1, 102, 302, true, 42 * MS);
+        l.switchedOut(1, 302, 102, true, 45 * MS);
+        Preemptors p = l.tally(new int[] {3, 5}, 7);
 
-        assertEquals(1, p.preemptions());
-        assertEquals(1, p.rows().getFirst().took(), "the hog came in next");
-        assertEquals(0, p.waitedNanos(), "its return came first: no wait charged, rather than 30 ms");
+        assertEquals(2, p.preemptions());
+        assertEquals(3 * MS, p.waitedNanos(), "CPU 5's 3 ms; nothing of the wait across CPU 3's loss, rather than 30 ms");
+    }
+
+    @Test
+    void aVcpuThreadThatRanBeforeItWasRegisteredIsStillOneOfThisVms() {
+        // As the watch names it: a thread called vcpu-N that is not (yet) this VM's.
+        PreemptorLedger l = new PreemptorLedger(2, new int[] {0}, tid -> Preemptors.Who.OTHER_VMS_VCPUS);
+        l.vcpuThread(0, 101);
+        l.switchedOut(0, 0, 101, false, 0);
+        l.switchedOut(0, 101, 102, true, 10 * MS);   // vCPU 1's thread runs before it is registered
+        l.vcpuThread(1, 102);
+        l.switchedOut(0, 102, 101, true, 13 * MS);   // vCPU 0 back: each came in next once
+        Preemptors p = l.tally(new int[] {0}, 0);
+
+        assertEquals(List.of(new Preemptors.Row(Preemptors.Who.VCPUS, 2, 3 * MS, 2)), p.rows());
     }
 }
