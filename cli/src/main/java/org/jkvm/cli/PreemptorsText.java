@@ -1,7 +1,6 @@
 package org.jkvm.cli;
 
 import java.io.PrintWriter;
-import java.util.BitSet;
 import java.util.List;
 
 import org.jkvm.pvlock.Preemptors;
@@ -15,10 +14,8 @@ final class PreemptorsText {
     private PreemptorsText() {}
 
     static void print(PrintWriter err, Preemptors p) {
-        BitSet cpus = new BitSet();
-        for (int c : p.cpus()) cpus.set(c);
         err.printf("jkvm: preemptors: %d preemptions of vCPU threads on host CPUs %s, %.3f s waited behind:%s%n",
-                p.preemptions(), CpuSet.format(cpus), p.waitedNanos() / 1e9,
+                p.preemptions(), CpuSet.format(p.cpus()), p.waitedNanos() / 1e9,
                 p.lostRecords() == 0 ? "" : " (" + p.lostRecords() + " switch records lost: rings full, the tally is short)");
         if (p.rows().isEmpty()) {
             err.flush();

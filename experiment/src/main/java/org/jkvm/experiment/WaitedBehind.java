@@ -78,14 +78,16 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
         /** The summary of {@code runs}, or null for none. */
         static Summary of(List<WaitedBehind> runs) {
             if (runs.isEmpty()) return null;
-            return new Summary(runs.size(), median(runs, WaitedBehind::preemptions), median(runs, WaitedBehind::totalMs),
-                    MedianInterval.ofMedian(runs.stream().mapToDouble(WaitedBehind::totalMs).toArray()),
+            double[] waits = runs.stream().mapToDouble(WaitedBehind::totalMs).toArray();
+            return new Summary(runs.size(), median(runs, WaitedBehind::preemptions), Stats.of(waits).median(),
+                    MedianInterval.ofMedian(waits),
                     median(runs, w -> w.share(w.vcpusMs)), median(runs, w -> w.share(w.vmmMs)),
                     median(runs, w -> w.share(w.otherMs)));
         }
 
         private static double median(List<WaitedBehind> runs, ToDoubleFunction<WaitedBehind> figure) {
-            return Stats.of(runs.stream().mapToDouble(figure).toArray()).median(); // a run with no wait has no shares
+            // Stats leaves out NaN: the shares of a run with no wait at all.
+            return Stats.of(runs.stream().mapToDouble(figure).toArray()).median();
         }
     }
 }

@@ -2,6 +2,7 @@ package org.jkvm.pvlock;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -30,7 +31,6 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     private final int[] cpuOf;           // the monitor's index -> CPU number
     private final long[] since;          // per CPU number: when its running task came in
     private final int[] waitingOn;       // per CPU number: vCPUs waiting there
-    private final int[] vcpuTid;
     private final int[] waitCpu;         // per vCPU: the CPU it waits on, or -1
     private final long[] waitSince;
     private final long[] preemptions;
@@ -62,7 +62,6 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
         this.since = new long[top];
         Arrays.fill(since, NONE);
         this.waitingOn = new int[top];
-        this.vcpuTid = new int[vcpus];
         this.waitCpu = new int[vcpus];
         Arrays.fill(waitCpu, -1);
         this.waitSince = new long[vcpus];
@@ -73,7 +72,6 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
 
     /** Vcpu {@code vcpu} runs on host thread {@code tid} from now on. */
     synchronized void vcpuThread(int vcpu, int tid) {
-        vcpuTid[vcpu] = tid;
         vcpuOfTid.put(tid, vcpu);
     }
 
@@ -81,7 +79,7 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     public synchronized void switchedOut(int cpuIndex, int tid, int nextTid, boolean preempted, long when) {
         int cpu = cpuOf[cpuIndex];
         if (waitingOn[cpu] > 0 && since[cpu] != NONE) charge(cpu, tid, when);
-        Integer out = tid == 0 ? null : vcpuOfTid.get(tid);
+        Integer out = vcpuOfTid.get(tid);
         if (out != null) {
             int v = out;
             leave(v);
@@ -93,7 +91,7 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
                 waitingOn[cpu]++;
             }
         }
-        Integer in = nextTid == 0 ? null : vcpuOfTid.get(nextTid);
+        Integer in = vcpuOfTid.get(nextTid);
         if (in != null) leave(in);
         since[cpu] = when;
     }
@@ -144,7 +142,7 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
      * The tally so far, the tasks of one name and kind taken together (a workload's many short
      * processes, a pool's threads), largest charge first.
      */
-    synchronized Preemptors tally(int[] cpus, long lostRecords) {
+    synchronized Preemptors tally(long lostRecords) {
         Map<Preemptors.Who, long[]> byWho = new LinkedHashMap<>();
         for (Map.Entry<Integer, Charge> e : charges.entrySet()) {
             Charge c = e.getValue();
@@ -157,6 +155,8 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
         byWho.forEach((w, t) -> rows.add(new Preemptors.Row(w, (int) t[2], t[0], t[1])));
         rows.sort(Comparator.comparingLong(Preemptors.Row::nanos).reversed()
                 .thenComparing(Comparator.comparingLong(Preemptors.Row::took).reversed()));
+        BitSet cpus = new BitSet();
+        for (int c : cpuOf) cpus.set(c);
         return new Preemptors(cpus, Arrays.stream(preemptions).sum(), Arrays.stream(waited).sum(), rows, lostRecords);
     }
 }

@@ -29,16 +29,16 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
     private static final int RING_PAGES_LOG2 = 5;
     private static final int POLL_MILLIS = 100;
 
-    private final int[] cpus;
+    private final BitSet cpus;
     private final ContextSwitchMonitor monitor;
     private final PreemptorLedger ledger;
     private final Thread poller;
     private volatile boolean stopping;
 
-    private PreemptorWatch(int vcpus, int[] cpus, ContextSwitchMonitor monitor, BitSet pollerCpus) {
+    private PreemptorWatch(int vcpus, BitSet cpus, ContextSwitchMonitor monitor, BitSet pollerCpus) {
         this.cpus = cpus;
         this.monitor = monitor;
-        this.ledger = new PreemptorLedger(vcpus, cpus, PreemptorWatch::name);
+        this.ledger = new PreemptorLedger(vcpus, cpus.stream().toArray(), PreemptorWatch::name);
         this.poller = Thread.ofPlatform().name("preemptor-watch").daemon().unstarted(() -> poll(pollerCpus));
     }
 
@@ -54,15 +54,14 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
             BitSet pin = vm.config().pin();
             // Not the process's CPUs: under --vmm-pin they are the others already.
             BitSet watched = pin != null ? (BitSet) pin.clone() : HostCpus.currentAffinity();
-            int[] cpus = watched.stream().toArray();
             ContextSwitchMonitor m;
             try {
-                m = ContextSwitchMonitor.openCpus(RING_PAGES_LOG2, cpus);
+                m = ContextSwitchMonitor.openCpus(RING_PAGES_LOG2, watched.stream().toArray());
             } catch (KvmException e) {
                 throw new IllegalArgumentException("telling who preempts the vCPUs needs every switch on host CPUs "
                         + CpuSet.format(watched) + ": " + e.getMessage(), e);
             }
-            PreemptorWatch w = new PreemptorWatch(vcpus, cpus, m, TrackerCpus.of(vcpus, pin).cpus());
+            PreemptorWatch w = new PreemptorWatch(vcpus, watched, m, TrackerCpus.of(vcpus, pin).cpus());
             vm.addRunListener(w);
             w.poller.start();
             return w;
@@ -71,9 +70,7 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
 
     @Override
     public String describe() {
-        BitSet set = new BitSet();
-        for (int c : cpus) set.set(c);
-        return "preemptor watch: every scheduler switch on host CPUs " + CpuSet.format(set)
+        return "preemptor watch: every scheduler switch on host CPUs " + CpuSet.format(cpus)
                 + ", charged to whoever ran while a vCPU waited";
     }
 
@@ -137,7 +134,7 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
 
     /** The tally; complete once the VM has stopped. */
     public Preemptors preemptors() {
-        return ledger.tally(cpus, monitor.lostRecords());
+        return ledger.tally(monitor.lostRecords());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.jkvm.pvlock;
 
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -11,16 +12,16 @@ import java.util.List;
  * @param rows        who ran meanwhile, largest charge first
  * @param lostRecords switch records the kernel dropped (rings full): the tally is short by those
  */
-public record Preemptors(int[] cpus, long preemptions, long waitedNanos, List<Row> rows, long lostRecords) {
+public record Preemptors(BitSet cpus, long preemptions, long waitedNanos, List<Row> rows, long lostRecords) {
 
     public Preemptors {
-        cpus = cpus.clone();
+        cpus = (BitSet) cpus.clone();
         rows = List.copyOf(rows);
     }
 
     @Override
-    public int[] cpus() {
-        return cpus.clone();
+    public BitSet cpus() {
+        return (BitSet) cpus.clone();
     }
 
     /** What kind of task ran while a vCPU waited. */

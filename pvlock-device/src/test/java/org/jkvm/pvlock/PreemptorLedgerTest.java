@@ -38,7 +38,7 @@ class PreemptorLedgerTest {
         l.switchedOut(0, 302, 101, true, 18 * MS);   // 3 ms, then vCPU 0 is back
         l.switchedOut(0, 101, 301, false, 30 * MS);  // vCPU 0 blocks (WFI): not a wait
         l.switchedOut(0, 301, 101, true, 50 * MS);   // 20 ms of the hog no vCPU waited for
-        Preemptors p = l.tally(new int[] {0}, 0);
+        Preemptors p = l.tally(0);
 
         assertEquals(1, p.preemptions());
         assertEquals(8 * MS, p.waitedNanos());
@@ -56,7 +56,7 @@ class PreemptorLedgerTest {
         l.switchedOut(0, 101, 102, true, 10 * MS);   // vCPU 1 preempts vCPU 0
         l.switchedOut(0, 102, 301, true, 12 * MS);   // vCPU 1 ran 2 ms; the hog preempts it
         l.switchedOut(0, 301, 101, true, 15 * MS);   // the hog ran 3 ms with both waiting
-        Preemptors p = l.tally(new int[] {0}, 3);
+        Preemptors p = l.tally(3);
 
         assertEquals(2, p.preemptions());
         assertEquals(2 * MS + 2 * 3 * MS, p.waitedNanos());
@@ -75,7 +75,7 @@ class PreemptorLedgerTest {
         l.switchedOut(1, 0, 102, false, 41 * MS);    // CPU 5 goes on as before
         l.switchedOut(1, 102, 302, true, 42 * MS);
         l.switchedOut(1, 302, 102, true, 45 * MS);
-        Preemptors p = l.tally(new int[] {3, 5}, 7);
+        Preemptors p = l.tally(7);
 
         assertEquals(2, p.preemptions());
         assertEquals(3 * MS, p.waitedNanos(), "CPU 5's 3 ms; nothing of the wait across CPU 3's loss, rather than 30 ms");
@@ -90,7 +90,7 @@ class PreemptorLedgerTest {
         l.switchedOut(0, 101, 102, true, 10 * MS);   // vCPU 1's thread runs before it is registered
         l.vcpuThread(1, 102);
         l.switchedOut(0, 102, 101, true, 13 * MS);   // vCPU 0 back: each came in next once
-        Preemptors p = l.tally(new int[] {0}, 0);
+        Preemptors p = l.tally(0);
 
         assertEquals(List.of(new Preemptors.Row(Preemptors.Who.VCPUS, 2, 3 * MS, 2)), p.rows());
     }
