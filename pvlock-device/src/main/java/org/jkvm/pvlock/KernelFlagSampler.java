@@ -15,7 +15,11 @@ import org.jkvm.kvm.KvmException;
  * none outside it), so the default rate is low
  * ({@link PvLockDevice#DEFAULT_SAMPLE_HZ}: hundreds of reads for a share over a few seconds);
  * a flag that changes twice between two reads is not seen to change, so the change count
- * grows with the rate. The thread runs off the vCPUs' pin where jkvm has CPUs outside it
+ * grows with the rate. A vCPU counts from the first read of 0: until the host kernel clears the
+ * flag as the vCPU first enters the guest it holds the "not running yet" jkvm wrote at attachment,
+ * which is the VMM's set-up (about 2 s a run in the emulated host) or a CPU the guest has not
+ * brought up, not a preemption (a vCPU preempted before the sampler's first read of 0 counts
+ * from its next run). The thread runs off the vCPUs' pin where jkvm has CPUs outside it
  * ({@link TrackerCpus}, as the userspace tracker does): each of its wake-ups on a vCPU's CPU would
  * preempt that vCPU, and the host kernel would flag the very preemption the thread then counts.
  */
@@ -55,10 +59,20 @@ final class KernelFlagSampler implements AutoCloseable {
         }
         ranOn = HostCpus.currentAffinity();
         long[] last = new long[vcpus];
-        for (int v = 0; v < vcpus; v++) last[v] = region.preempted(v);
+        boolean[] ran = new boolean[vcpus];
+        for (int v = 0; v < vcpus; v++) {
+            last[v] = region.preempted(v);
+            ran[v] = last[v] == 0;
+        }
         while (!closing) {
             for (int v = 0; v < vcpus; v++) {
                 long now = region.preempted(v);
+                if (!ran[v]) {
+                    // Still jkvm's "not running yet": the set-up, or a CPU the guest has not brought up.
+                    if (now != 0) continue;
+                    ran[v] = true;
+                    last[v] = now;
+                }
                 stats.sampled(v, now != 0);
                 if (now != last[v]) {
                     stats.changeSeen(v);

@@ -20,6 +20,7 @@ public final class PvLockStats {
     private final AtomicLongArray preemptedNanos;
     private final AtomicLongArray samples;
     private final AtomicLongArray samplesPreempted;
+    private final AtomicLongArray timedSince;
     private final StalenessHistogram staleness = new StalenessHistogram();
     private final long startNanos = System.nanoTime();
     private volatile long endNanos = -1;
@@ -37,6 +38,8 @@ public final class PvLockStats {
         preemptedNanos = new AtomicLongArray(vcpus);
         samples = new AtomicLongArray(vcpus);
         samplesPreempted = new AtomicLongArray(vcpus);
+        timedSince = new AtomicLongArray(vcpus);
+        for (int v = 0; v < vcpus; v++) timedSince.set(v, -1);
     }
 
     void preemption(int vcpu) {
@@ -50,6 +53,11 @@ public final class PvLockStats {
     /** Userspace mode: jkvm writes the flags and so times them ({@link #preemptedShare} is exact). */
     void timeFlags() {
         timed = true;
+    }
+
+    /** Userspace mode: {@code vcpu}'s thread has started; its share of flagged time is timed from now. */
+    void vcpuStarted(int vcpu) {
+        timedSince.compareAndSet(vcpu, -1, System.nanoTime());
     }
 
     void trackingStarted() {
@@ -89,17 +97,20 @@ public final class PvLockStats {
     }
 
     /**
-     * The share of the time {@code vcpu}'s {@code preempted} read 1, from 0 to 1: in userspace
-     * mode exact, from jkvm's own writes over the time since the device was attached; in
-     * kernel mode the share of the sampler's reads ({@code --pvlock-sample} a second). NaN where nothing
-     * was measured (PV lock off, or no sample yet).
+     * The share of {@code vcpu}'s time since it first ran in which its {@code preempted} read 1,
+     * from 0 to 1, so that neither mode counts the VMM's set-up: in userspace mode exact, from
+     * jkvm's own writes over the time since the vCPU's thread started; in kernel mode the share of
+     * the sampler's reads ({@code --pvlock-sample} a second) since the host kernel first cleared
+     * the flag, i.e. since the guest first ran on that vCPU. NaN where nothing was measured (PV
+     * lock off, no sample yet, a thread never started).
      */
     public double preemptedShare(int vcpu) {
         long n = samples.get(vcpu);
         if (n > 0) return (double) samplesPreempted.get(vcpu) / n;
-        if (!timed) return Double.NaN;
+        long since = timedSince.get(vcpu);
+        if (!timed || since < 0) return Double.NaN;
         long end = endNanos < 0 ? System.nanoTime() : endNanos;
-        return Math.min(1.0, (double) preemptedNanos.get(vcpu) / Math.max(1, end - startNanos));
+        return Math.min(1.0, (double) preemptedNanos.get(vcpu) / Math.max(1, end - since));
     }
 
     void changeSeen(int vcpu) {

@@ -73,6 +73,7 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
 
     @Override
     public synchronized void started(int vcpu, int tid) {
+        stats.vcpuStarted(vcpu);
         tids[vcpu] = tid;
         threadsStarted++;
         startIfDue();

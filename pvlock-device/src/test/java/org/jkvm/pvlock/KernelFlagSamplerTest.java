@@ -52,6 +52,26 @@ class KernelFlagSamplerTest {
     }
 
     @Test
+    void aVcpuCountsFromItsFirstRunNotFromTheSetUpsNotRunningYet() throws InterruptedException {
+        region.setPreempted(0, true);
+        region.setPreempted(1, true);
+        try (KernelFlagSampler sampler = new KernelFlagSampler(region, stats, 2, PvLockDevice.MAX_SAMPLE_HZ, TrackerCpus.of(2, null))) {
+            Thread.sleep(200);
+            assertTrue(Double.isNaN(stats.preemptedShare(0)), "a vCPU not run yet is not measured: " + stats.preemptedShare(0));
+            region.setPreempted(0, false);
+            waitFor(() -> stats.preemptedShare(0) == 0.0, "vCPU 0 sampled once the kernel cleared its flag at its first entry");
+            region.setPreempted(0, true);
+            waitFor(() -> stats.changesSeen(0) == 1, "a preemption after the first run seen");
+            region.setPreempted(0, false);
+            waitFor(() -> stats.changesSeen(0) == 2, "its end seen");
+        }
+        double share = stats.preemptedShare(0);
+        assertTrue(share > 0 && share < 0.5, "vCPU 0 was flagged for a moment of its run, not for the set-up before it: " + share);
+        assertTrue(Double.isNaN(stats.preemptedShare(1)), "vCPU 1 never ran (a CPU the guest did not bring up)");
+        assertEquals(0, stats.changesSeen(1));
+    }
+
+    @Test
     void theSamplersThreadRunsOffTheVcpusPin() throws InterruptedException {
         BitSet all = HostCpus.currentAffinity();
         assumeTrue(all.cardinality() >= 2, "needs 2 host CPUs; this process may use " + all);

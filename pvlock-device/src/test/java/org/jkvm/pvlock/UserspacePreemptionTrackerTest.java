@@ -176,6 +176,7 @@ class UserspacePreemptionTrackerTest {
 
     @Test
     void aHaltedVcpuAndOneHandlingAnExitAreNotPreempted() {
+        tracker.started(0, 1);
         tracker.entering(0);
         tracker.left(0);
         assertEquals(0, region.preempted(0), "an exit handled in jkvm");
@@ -192,6 +193,7 @@ class UserspacePreemptionTrackerTest {
 
     @Test
     void aSwitchOutWhileRunnableFlagsTheVcpuUntilItRunsAgain() {
+        tracker.started(0, 1);
         tracker.entering(0);
         long t = System.nanoTime();
         tracker.switched(0, false, true, t);
@@ -204,5 +206,17 @@ class UserspacePreemptionTrackerTest {
         assertEquals(1, stats.preemptedCleared(0), "the switch-in");
         double share = stats.preemptedShare(0);
         assertTrue(share > 0 && share <= 1, "2 ms of preempted time, as a share: " + share);
+    }
+
+    @Test
+    void aVcpusShareIsTimedFromItsThreadsStartNotFromTheSetUp() throws InterruptedException {
+        Thread.sleep(2000);
+        assertTrue(Double.isNaN(stats.preemptedShare(0)), "no thread yet: nothing measured");
+        tracker.started(0, 1);
+        long t = System.nanoTime();
+        tracker.switched(0, false, true, t);
+        tracker.switched(0, true, false, t + 1_000_000_000L);
+        double share = stats.preemptedShare(0);
+        assertTrue(share > 0.5, "1 s flagged right after the thread started, 2 s of set-up before it not counted: " + share);
     }
 }
