@@ -16,6 +16,7 @@ import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PreemptorWatch;
+import org.jkvm.pvlock.Preemptors;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockStats;
 import org.jkvm.pvlock.PvLockTotals;
@@ -75,7 +76,7 @@ public final class ExperimentRunner {
 
     /** One VM's part of a run: its launch, console, and report once it has ended. */
     private static final class VmRun {
-        final WindowEdges console = new WindowEdges();
+        final WindowEdges<EdgeCounts> console = new WindowEdges<>();
         Launch launch;
         RunReport report;
     }
@@ -117,7 +118,8 @@ public final class ExperimentRunner {
                 vms.add(r);
                 r.launch = Launch.prepare(kvm, config, r.console, attach);
                 r.launch.vm().timeExits(); // the report's time inside and outside KVM_RUN
-                r.console.watch(r.launch.kvmStatistics()::snapshot);
+                Optional<PreemptorWatch> watch = Optional.ofNullable(spec.preemptors() ? r.launch.extension(PreemptorWatch.class) : null);
+                r.console.watch(() -> new EdgeCounts(r.launch.kvmStatistics().snapshot(), watch.map(PreemptorWatch::mark)));
             }
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {
@@ -134,9 +136,7 @@ public final class ExperimentRunner {
             double wall = (System.nanoTime() - t0) / 1e9;
             readyAfter(t0, vms).ifPresent(ms -> host.put(READY_MS, ms));
             collect(host, vms);
-            if (spec.preemptors()) {
-                WaitedBehind.put(host, vms.stream().map(r -> r.launch.extension(PreemptorWatch.class).preemptors()).toList());
-            }
+            if (spec.preemptors()) preemptors(host, vms);
             if (profiled) writeProfiles(run, vms);
             RunKvmStats kvmStats = kvmStats(vms);
             RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(r -> r.console.text()).toList());
@@ -264,12 +264,28 @@ public final class ExperimentRunner {
     private static RunKvmStats kvmStats(List<VmRun> vms) {
         List<KvmStatsWindow> windows = new ArrayList<>();
         for (VmRun r : vms) {
-            r.console.edges().ifPresent(e -> windows.add(r.launch.kvmStatistics().window(e.start(), e.end())));
+            r.console.edges().ifPresent(e -> windows.add(r.launch.kvmStatistics().window(e.start().kvm(), e.end().kvm())));
         }
         if (windows.size() == vms.size()) {
             return new RunKvmStats(RunKvmStats.WORKLOAD, windows.stream().map(RunKvmStats.Vm::of).toList());
         }
         return new RunKvmStats(RunKvmStats.RUN, vms.stream().map(r -> RunKvmStats.Vm.of(r.report.kvm())).toList());
+    }
+
+    /**
+     * Who each VM's vCPUs waited behind, over its workload's window when every VM printed both
+     * edges (as for KVM's statistics), else over the run: boot and power-off would otherwise
+     * weigh as much as a short workload.
+     */
+    private static void preemptors(Map<String, Number> host, List<VmRun> vms) {
+        List<Preemptors> windows = new ArrayList<>();
+        for (VmRun r : vms) {
+            PreemptorWatch w = r.launch.extension(PreemptorWatch.class);
+            r.console.edges().ifPresent(e -> windows.add(w.between(e.start().preemptors().orElseThrow(), e.end().preemptors().orElseThrow())));
+        }
+        boolean workload = windows.size() == vms.size();
+        WaitedBehind.put(host, workload ? windows : vms.stream().map(r -> r.launch.extension(PreemptorWatch.class).preemptors()).toList(),
+                workload);
     }
 
     /**

@@ -175,15 +175,21 @@ public final class ReportText {
         sb.append("\nWho the vCPUs waited behind, in the measured runs that told it: preemptions of vCPU threads in a run,\n")
                 .append("the time they waited preempted (ms, summed over vCPUs; with a 95% bootstrap interval of its median) and the\n")
                 .append("share of it each kind of task ran: the VM's vCPUs, jkvm's own threads, the rest of the host (each a median\n")
-                .append("over the runs)\n\n");
+                .append("over the runs); over: the workload's window (from the guest's ready line to its result) or the whole run\n\n");
         Table d = new Table();
-        d.row(List.of("Workload", "variant", "runs", "preemptions", "waited ms", "95% interval", "vCPUs %", "jkvm %", "other %"));
+        d.row(List.of("Workload", "variant", "runs", "preemptions", "waited ms", "95% interval", "vCPUs %", "jkvm %", "other %", "over"));
         cellRows(d, report, c -> c.waited() != null, (w, c) -> {
             WaitedBehind.Summary s = c.waited();
             return List.of(String.valueOf(s.runs()), num(s.preemptions()), num(s.waitedMs()), interval(s.waitedInterval()),
-                    num(s.vcpusPct()), num(s.vmmPct()), num(s.otherPct()));
+                    num(s.vcpusPct()), num(s.vmmPct()), num(s.otherPct()), window(s));
         });
         d.render(sb, 2);
+    }
+
+    /** What a cell's waits span: "workload", "run", or how many of its runs spanned the workload. */
+    private static String window(WaitedBehind.Summary s) {
+        if (s.overWorkload() == s.runs()) return "workload";
+        return s.overWorkload() == 0 ? "run" : s.overWorkload() + " workload";
     }
 
     /** A row per cell {@code include} takes: the workload's label (on its first row only), the variant, then {@code columns}. */

@@ -17,16 +17,21 @@ import org.jkvm.pvlock.Preemptors;
  * @param vcpusMs     waiting charged to vCPU threads, milliseconds summed over vCPUs
  * @param vmmMs       waiting charged to jkvm's other threads
  * @param otherMs     waiting charged to other processes (and the idle task)
+ * @param workload    whether the figures span the workload's window (every VM printed both its
+ *                    edges, as for KVM's statistics) rather than the whole run, boot and power-off
+ *                    included (results recorded before the window existed say nothing: the run)
  */
-public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, double otherMs) {
+public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, double otherMs, boolean workload) {
     static final String PREEMPTIONS = "preemptor_preemptions";
     static final String VCPUS_MS = "ms_waited_behind_vcpus";
     static final String VMM_MS = "ms_waited_behind_vmm";
     static final String OTHER_MS = "ms_waited_behind_other";
     static final String LOST = "preemptor_records_lost";
+    /** 1 when the figures span the workload's window, 0 when the whole run. */
+    static final String OVER_WORKLOAD = "preemptors_over_workload";
 
-    /** Adds the tallies of a run's VMs to its host figures. */
-    static void put(Map<String, Number> host, List<Preemptors> vms) {
+    /** Adds the tallies of a run's VMs to its host figures, each over its workload's window if {@code workload}. */
+    static void put(Map<String, Number> host, List<Preemptors> vms, boolean workload) {
         long preemptions = 0, lost = 0;
         long[] byKind = new long[Preemptors.Kind.values().length];
         for (Preemptors p : vms) {
@@ -39,6 +44,7 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
         host.put(VMM_MS, byKind[Preemptors.Kind.VMM.ordinal()] / 1e6);
         host.put(OTHER_MS, (byKind[Preemptors.Kind.OTHER.ordinal()] + byKind[Preemptors.Kind.IDLE.ordinal()]) / 1e6);
         host.put(LOST, lost);
+        host.put(OVER_WORKLOAD, workload ? 1 : 0);
     }
 
     /** What a successful run recorded, if it recorded it. */
@@ -49,7 +55,8 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
             return Optional.empty();
         }
         return Optional.of(new WaitedBehind(h.get(PREEMPTIONS).longValue(), h.get(VCPUS_MS).doubleValue(),
-                h.get(VMM_MS).doubleValue(), h.get(OTHER_MS).doubleValue()));
+                h.get(VMM_MS).doubleValue(), h.get(OTHER_MS).doubleValue(),
+                h.containsKey(OVER_WORKLOAD) && h.get(OVER_WORKLOAD).intValue() == 1));
     }
 
     /** All the waiting charged, milliseconds. */
@@ -66,6 +73,7 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
      * A cell's runs, each figure the median over them (a share is each run's own, then the median).
      *
      * @param runs        runs that recorded it
+     * @param overWorkload how many of them over their workload's window (the others over the whole run)
      * @param preemptions median preemptions per run
      * @param waitedMs    median waiting charged per run, milliseconds
      * @param waitedInterval a 95% bootstrap interval of that median ({@link MedianInterval#ofMedian}), so
@@ -74,12 +82,12 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
      * @param vmmPct      median share charged to jkvm's own threads
      * @param otherPct    median share charged to the rest of the host
      */
-    public record Summary(int runs, double preemptions, double waitedMs, MedianInterval waitedInterval, double vcpusPct, double vmmPct, double otherPct) {
+    public record Summary(int runs, int overWorkload, double preemptions, double waitedMs, MedianInterval waitedInterval, double vcpusPct, double vmmPct, double otherPct) {
         /** The summary of {@code runs}, or null for none. */
         static Summary of(List<WaitedBehind> runs) {
             if (runs.isEmpty()) return null;
             double[] waits = runs.stream().mapToDouble(WaitedBehind::totalMs).toArray();
-            return new Summary(runs.size(), median(runs, WaitedBehind::preemptions), Stats.of(waits).median(),
+            return new Summary(runs.size(), (int) runs.stream().filter(WaitedBehind::workload).count(), median(runs, WaitedBehind::preemptions), Stats.of(waits).median(),
                     MedianInterval.ofMedian(waits),
                     median(runs, w -> w.share(w.vcpusMs)), median(runs, w -> w.share(w.vmmMs)),
                     median(runs, w -> w.share(w.otherMs)));

@@ -8,11 +8,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 
-import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
-
 /**
  * A guest's console that also marks its workload's window: it keeps everything written, and
- * snapshots KVM's statistics as the line {@value #READY} (the workloads initramfs prints it just
+ * takes a snapshot of the run's counters ({@code T}: KVM's statistics, the preemptor tally) as the line {@value #READY} (the workloads initramfs prints it just
  * before the workload starts; the root file system's init before a command) and then the first
  * RESULT line ({@link GuestResult}) or {@value #COMMAND_EXIT} line come through,
  * so that the figures cover the workload and not the boot or the power-off. The snapshot is
@@ -20,7 +18,7 @@ import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
  * also notes when the ready line came ({@link #readyAt}): where the boot ends, for the run's
  * time to ready.
  */
-final class WindowEdges extends OutputStream {
+final class WindowEdges<T> extends OutputStream {
     private static final System.Logger LOG = System.getLogger(WindowEdges.class.getName());
     /** The workloads initramfs's line just before the workload starts. */
     static final String READY = "JKVM-GUEST-READY";
@@ -30,19 +28,16 @@ final class WindowEdges extends OutputStream {
 
     private final ByteArrayOutputStream console = new ByteArrayOutputStream();
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
-    private Supplier<KvmStatsSnapshot> snapshot;
-    private KvmStatsSnapshot start;
-    private KvmStatsSnapshot end;
+    private Supplier<T> snapshot;
+    private T start;
+    private T end;
     private OptionalLong ready = OptionalLong.empty();
 
     /** The two snapshots of a window: as the ready line and as the RESULT (or command's exit) line came through. */
-    record Edges(KvmStatsSnapshot start, KvmStatsSnapshot end) {}
+    record Edges<T>(T start, T end) {}
 
-    /**
-     * Snapshots from now on come from {@code s}: the launch's
-     * {@link org.jkvm.vmm.kvmstats.KvmStatistics#snapshot}, known once it is prepared.
-     */
-    synchronized void watch(Supplier<KvmStatsSnapshot> s) {
+    /** Snapshots from now on come from {@code s}: the launch's counters, known once it is prepared. */
+    synchronized void watch(Supplier<T> s) {
         snapshot = s;
     }
 
@@ -70,7 +65,7 @@ final class WindowEdges extends OutputStream {
             else if (start != null && (GuestResult.parse(text.strip()).isPresent() || text.contains(COMMAND_EXIT))) end = snapshot.get();
         } catch (RuntimeException e) {
             // On the vCPU thread: a failed read must not end the run; its record keeps the whole run's figures.
-            LOG.log(Level.WARNING, "KVM's statistics could not be read at the workload's edge; the result keeps the whole run's", e);
+            LOG.log(Level.WARNING, "the counters could not be read at the workload's edge; the result keeps the whole run's", e);
             snapshot = null;
             start = null;
         }
@@ -87,7 +82,7 @@ final class WindowEdges extends OutputStream {
     }
 
     /** The workload's edges, or empty when the guest did not print both. */
-    synchronized Optional<Edges> edges() {
-        return start == null || end == null ? Optional.empty() : Optional.of(new Edges(start, end));
+    synchronized Optional<Edges<T>> edges() {
+        return start == null || end == null ? Optional.empty() : Optional.of(new Edges<>(start, end));
     }
 }

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -242,11 +243,13 @@ class ReportTest {
         // cpu's base runs: (vCPUs, jkvm, other) ms 600/300/100, 600/0/1400, 1600/200/200; the warm-up is left out
         double[][] ms = {{600, 300, 100}, {600, 0, 1400}, {1600, 200, 200}};
         Report rep = Report.of(spec, results(spec, r -> !r.id().startsWith("cpu/base/") ? Map.of("exits", 5)
-                : r.warmup() ? waited(1, 9_999, 9_999, 9_999)
-                : waited(100L * r.repetition(), ms[r.repetition() - 1][0], ms[r.repetition() - 1][1], ms[r.repetition() - 1][2])));
+                : r.warmup() ? waited(1, 9_999, 9_999, 9_999, true)
+                : waited(100L * r.repetition(), ms[r.repetition() - 1][0], ms[r.repetition() - 1][1], ms[r.repetition() - 1][2],
+                        r.repetition() != 2)));
 
         WaitedBehind.Summary w = rep.workloads().get(1).cell("base").waited();
         assertEquals(3, w.runs());
+        assertEquals(2, w.overWorkload(), "run 2's results say nothing of a window: the whole run");
         assertEquals(200, w.preemptions(), EPS);
         assertEquals(2000, w.waitedMs(), EPS, "waits 1000, 2000, 2000 ms");
         assertEquals(new MedianInterval(1000, 2000), w.waitedInterval(), "a resampled median is one of the two");
@@ -257,15 +260,21 @@ class ReportTest {
         assertNull(rep.workloads().getFirst().cell("base").waited());
 
         String[] lines = rep.text().split("\n");
-        assertEquals("Workload  variant  runs  preemptions  waited ms  95% interval  vCPUs %  jkvm %  other %",
+        assertEquals("Workload  variant  runs  preemptions  waited ms  95% interval  vCPUs %  jkvm %  other %        over",
                 find(lines, "Workload  variant  runs  pre"));
-        assertEquals("cpu       base        3        200.0       2000  [1000, 2000]    60.00   10.00    10.00", find(lines, "cpu       base        3"));
+        assertEquals("cpu       base        3        200.0       2000  [1000, 2000]    60.00   10.00    10.00  2 workload",
+                find(lines, "cpu       base        3"));
     }
 
-    /** The host figures of a run whose vCPUs waited behind the VM's vCPUs, jkvm and the rest so many ms. */
-    private static Map<String, Number> waited(long preemptions, double vcpusMs, double vmmMs, double otherMs) {
-        return Map.of(WaitedBehind.PREEMPTIONS, preemptions, WaitedBehind.VCPUS_MS, vcpusMs, WaitedBehind.VMM_MS, vmmMs,
-                WaitedBehind.OTHER_MS, otherMs, WaitedBehind.LOST, 0);
+    /**
+     * The host figures of a run whose vCPUs waited behind the VM's vCPUs, jkvm and the rest so many ms, over the
+     * workload's window, or (without the key, as results recorded before the window existed) the whole run.
+     */
+    private static Map<String, Number> waited(long preemptions, double vcpusMs, double vmmMs, double otherMs, boolean workload) {
+        Map<String, Number> m = new HashMap<>(Map.of(WaitedBehind.PREEMPTIONS, preemptions, WaitedBehind.VCPUS_MS, vcpusMs,
+                WaitedBehind.VMM_MS, vmmMs, WaitedBehind.OTHER_MS, otherMs, WaitedBehind.LOST, 0));
+        if (workload) m.put(WaitedBehind.OVER_WORKLOAD, 1);
+        return m;
     }
 
     /** The host figures of a run whose tracker read {@code switches} switches. */

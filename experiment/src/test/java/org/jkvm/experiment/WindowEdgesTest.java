@@ -20,7 +20,7 @@ class WindowEdgesTest {
         return () -> new KvmStatsSnapshot(new long[] {taken.incrementAndGet()}, List.of());
     }
 
-    private static void print(WindowEdges console, String text) {
+    private static void print(WindowEdges<?> console, String text) {
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         // the serial port writes a byte at a time; a block write must behave the same
         console.write(b, 0, b.length / 2);
@@ -30,12 +30,12 @@ class WindowEdgesTest {
     @Test
     void theWindowRunsFromTheReadyLineToTheResultLine() {
         AtomicLong taken = new AtomicLong();
-        WindowEdges console = new WindowEdges();
+        WindowEdges<KvmStatsSnapshot> console = new WindowEdges<>();
         console.watch(counting(taken));
         String text = "[    0.5] booting\nRESULT early 1 s lower\nJKVM-GUEST-READY cpus=4 kernel=6.12\n"
                 + "working\n[ 9.1] x RESULT hackbench 12.8 s lower\r\nJKVM-WORKLOAD-EXIT 0\nRESULT again 2 s lower\n";
         print(console, text);
-        WindowEdges.Edges e = console.edges().orElseThrow();
+        WindowEdges.Edges<KvmStatsSnapshot> e = console.edges().orElseThrow();
         assertEquals(1, e.start().vm()[0]);
         assertEquals(2, e.end().vm()[0]);
         assertEquals(2, taken.get(), "a RESULT line before the ready line or after the first is no edge");
@@ -45,10 +45,10 @@ class WindowEdgesTest {
     @Test
     void aCommandsWindowEndsAtItsExitLine() {
         AtomicLong taken = new AtomicLong();
-        WindowEdges console = new WindowEdges();
+        WindowEdges<KvmStatsSnapshot> console = new WindowEdges<>();
         console.watch(counting(taken));
         print(console, StressNgMetricsTest.CONSOLE + "JKVM-GUEST-CMD-EXIT 0\n");
-        WindowEdges.Edges e = console.edges().orElseThrow();
+        WindowEdges.Edges<KvmStatsSnapshot> e = console.edges().orElseThrow();
         assertEquals(1, e.start().vm()[0]);
         assertEquals(2, e.end().vm()[0]);
         assertEquals(2, taken.get(), "only the first exit line is an edge");
@@ -57,22 +57,22 @@ class WindowEdgesTest {
     @Test
     void withoutBothEdgesThereIsNoWindow() {
         AtomicLong taken = new AtomicLong();
-        WindowEdges noResult = new WindowEdges();
+        WindowEdges<KvmStatsSnapshot> noResult = new WindowEdges<>();
         noResult.watch(counting(taken));
         print(noResult, "JKVM-GUEST-READY cpus=4\nKernel panic - not syncing\n");
         assertTrue(noResult.edges().isEmpty());
-        WindowEdges unterminated = new WindowEdges();
+        WindowEdges<KvmStatsSnapshot> unterminated = new WindowEdges<>();
         unterminated.watch(counting(taken));
         print(unterminated, "JKVM-GUEST-READY cpus=4\nRESULT cpu 5 ops/s higher");
         assertTrue(unterminated.edges().isEmpty(), "a line counts once it ends");
-        WindowEdges unwatched = new WindowEdges();
+        WindowEdges<KvmStatsSnapshot> unwatched = new WindowEdges<>();
         print(unwatched, "JKVM-GUEST-READY cpus=4\nRESULT cpu 5 ops/s higher\n");
         assertTrue(unwatched.edges().isEmpty());
     }
 
     @Test
     void theReadyLineIsTimedWhenItEndsWhetherOrNotStatisticsAreWatched() {
-        WindowEdges unwatched = new WindowEdges();
+        WindowEdges<KvmStatsSnapshot> unwatched = new WindowEdges<>();
         print(unwatched, "[    0.5] booting\nJKVM-GUEST-READ");
         assertTrue(unwatched.readyAt().isEmpty(), "no ready line yet: " + unwatched.readyAt());
         long before = System.nanoTime();

@@ -139,16 +139,44 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     }
 
     /**
-     * The tally so far, the tasks of one name and kind taken together (a workload's many short
-     * processes, a pool's threads), largest charge first.
+     * The ledger's counts at one moment: what each task had been charged, and the preemptions
+     * and waits so far. Two marks give a window's tally ({@link #between}), e.g. a workload's.
      */
+    record Mark(Map<Integer, long[]> byTid, long preemptions, long waited) {
+        /** Before anything was counted. */
+        static final Mark ZERO = new Mark(Map.of(), 0, 0);
+    }
+
+    /** The counts so far. */
+    synchronized Mark mark() {
+        Map<Integer, long[]> byTid = new HashMap<>();
+        charges.forEach((tid, c) -> byTid.put(tid, new long[] {c.nanos, c.took}));
+        return new Mark(byTid, Arrays.stream(preemptions).sum(), Arrays.stream(waited).sum());
+    }
+
+    /** The tally so far ({@link #between} the start and now). */
     synchronized Preemptors tally(long lostRecords) {
+        return between(Mark.ZERO, mark(), lostRecords);
+    }
+
+    /**
+     * What was counted from {@code from} to {@code to}, the tasks of one name and kind taken
+     * together (a workload's many short processes, a pool's threads), largest charge first; a
+     * task counts among a row's tasks where it was charged in between.
+     */
+    synchronized Preemptors between(Mark from, Mark to, long lostRecords) {
         Map<Preemptors.Who, long[]> byWho = new LinkedHashMap<>();
         for (Map.Entry<Integer, Charge> e : charges.entrySet()) {
-            Charge c = e.getValue();
-            long[] t = byWho.computeIfAbsent(vcpuOfTid.containsKey(e.getKey()) ? Preemptors.Who.VCPUS : c.who, k -> new long[3]);
-            t[0] += c.nanos;
-            t[1] += c.took;
+            long[] end = to.byTid().get(e.getKey());
+            if (end == null) continue;
+            long[] start = from.byTid().getOrDefault(e.getKey(), new long[2]);
+            long nanos = end[0] - start[0];
+            long took = end[1] - start[1];
+            if (nanos == 0 && took == 0) continue;
+            long[] t = byWho.computeIfAbsent(vcpuOfTid.containsKey(e.getKey()) ? Preemptors.Who.VCPUS : e.getValue().who,
+                    k -> new long[3]);
+            t[0] += nanos;
+            t[1] += took;
             t[2]++;
         }
         List<Preemptors.Row> rows = new ArrayList<>();
@@ -157,6 +185,6 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
                 .thenComparing(Comparator.comparingLong(Preemptors.Row::took).reversed()));
         BitSet cpus = new BitSet();
         for (int c : cpuOf) cpus.set(c);
-        return new Preemptors(cpus, Arrays.stream(preemptions).sum(), Arrays.stream(waited).sum(), rows, lostRecords);
+        return new Preemptors(cpus, to.preemptions() - from.preemptions(), to.waited() - from.waited(), rows, lostRecords);
     }
 }

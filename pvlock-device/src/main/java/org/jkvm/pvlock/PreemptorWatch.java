@@ -137,6 +137,32 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
         return ledger.tally(monitor.lostRecords());
     }
 
+    /**
+     * The tally's counts now, one edge of a window of the run (a workload's start or end); quick,
+     * callable from a vCPU thread. The counts lag the switches by the few milliseconds the watch
+     * holds each record to put the CPUs' records in order.
+     */
+    public Mark mark() {
+        return new Mark(ledger.mark());
+    }
+
+    /**
+     * What was counted between two marks of this watch. Its {@link Preemptors#lostRecords} are the
+     * whole run's (the kernel's overflow counts are not placed in time): an upper bound for the window.
+     */
+    public Preemptors between(Mark from, Mark to) {
+        return ledger.between(from.counts, to.counts, monitor.lostRecords());
+    }
+
+    /** The tally's counts at one moment ({@link #mark}). */
+    public static final class Mark {
+        private final PreemptorLedger.Mark counts;
+
+        private Mark(PreemptorLedger.Mark counts) {
+            this.counts = counts;
+        }
+    }
+
     @Override
     public void close() {
         vmStopped();

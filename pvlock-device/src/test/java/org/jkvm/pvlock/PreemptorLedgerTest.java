@@ -50,6 +50,32 @@ class PreemptorLedgerTest {
     }
 
     @Test
+    void aWindowBetweenTwoMarksCountsOnlyWhatWasChargedInIt() {
+        PreemptorLedger l = ledger(0);
+        l.switchedOut(0, 0, 101, false, 0);
+        l.switchedOut(0, 101, 201, true, 10 * MS);   // boot: jkvm's thread preempts vCPU 0 for 5 ms
+        l.switchedOut(0, 201, 101, true, 15 * MS);
+        PreemptorLedger.Mark start = l.mark();
+        l.switchedOut(0, 101, 102, true, 20 * MS);   // the workload: vCPU 1 preempts vCPU 0 for 7 ms
+        l.switchedOut(0, 102, 201, true, 27 * MS);   // then jkvm's thread runs 1 ms with both waiting
+        l.switchedOut(0, 201, 101, true, 28 * MS);
+        PreemptorLedger.Mark end = l.mark();
+        l.switchedOut(0, 101, 301, true, 30 * MS);   // power-off: the hog, 10 ms
+        l.switchedOut(0, 301, 101, true, 40 * MS);
+
+        Preemptors w = l.between(start, end, 0);
+        assertEquals(2, w.preemptions(), "vCPU 0 by vCPU 1, vCPU 1 by jkvm's thread");
+        assertEquals(7 * MS + 2 * MS, w.waitedNanos());
+        assertEquals(List.of(new Preemptors.Row(Preemptors.Who.VCPUS, 1, 7 * MS, 1),
+                new Preemptors.Row(new Preemptors.Who(Preemptors.Kind.VMM, "C1 CompilerThre"), 1, 2 * MS, 1)), w.rows(),
+                "jkvm's thread charged 2 ms in the window, not its 5 ms of boot; the hog, after it, not at all");
+        Preemptors run = l.tally(0);
+        assertEquals(4, run.preemptions());
+        assertEquals(5 * MS + 9 * MS + 2 * MS + 2 * 10 * MS, run.waitedNanos(),
+                "boot, the window, then vCPU 1 (still waiting) behind vCPU 0 for 2 ms and both behind the hog");
+    }
+
+    @Test
     void twoVcpusWaitingBehindOneAreBothChargedToIt() {
         PreemptorLedger l = ledger(0);
         l.switchedOut(0, 0, 101, false, 0);

@@ -70,6 +70,7 @@ class Arm64ExperimentTest {
                         + " && echo guest-windows $(grep -c '\"guest\":{\"vms\":\\[{\"changes\":{\"uptime_cs\"' short.results.jsonl)"
                         + " && echo guest-steal $(grep -c '\"cpu.steal\":[1-9]' short.results.jsonl)"
                         + " && echo waited-behind-vcpus $(grep -c '\"ms_waited_behind_vcpus\":[1-9]' short.results.jsonl)"
+                        + " && echo preemptor-windows $(grep -c '\"preemptors_over_workload\":1' short.results.jsonl)"
                         + " && echo placed $(grep -c '\"placement\":{\"pin\":\"0\",\"vmm_pin\":\"1\"}' short.results.jsonl)"
                         + " && echo flag-delays $(grep -c '\"flag_delay_switches\":[1-9]' short.results.jsonl)"
                         + " $(grep '\"variant\":\"user\"' short.results.jsonl | grep -c '\"flag_delay_us_mean\":[0-9]')"
@@ -96,6 +97,7 @@ class Arm64ExperimentTest {
         assertTrue(first.output().contains("placed 8\n"), "every result records where its threads ran:\n" + first.output());
         // "preemptors": "on": 4 vCPUs on one host CPU wait behind each other in every run
         assertTrue(first.output().contains("waited-behind-vcpus 8\n"), "who the vCPUs waited behind, per run:\n" + first.output());
+        assertTrue(first.output().contains("preemptor-windows 8\n"), "each over its workload's window:\n" + first.output());
         assertTrue(first.output().contains("Who the vCPUs waited behind, in the measured runs that told it"),
                 "the report's table of it:\n" + first.output());
         assertTrue(first.output().contains("id,variant,workload"), "the CSV:\n" + first.output());

@@ -1,0 +1,14 @@
+package org.jkvm.experiment;
+
+import java.util.Optional;
+
+import org.jkvm.pvlock.PreemptorWatch;
+import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
+
+/**
+ * The counters one VM's workload window is cut from ({@link WindowEdges}), read at one edge.
+ *
+ * @param kvm        KVM's statistics
+ * @param preemptors the preemptor tally's counts, where the run watches who preempts the vCPUs
+ */
+record EdgeCounts(KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors) {}
