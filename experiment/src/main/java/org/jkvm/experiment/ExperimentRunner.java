@@ -118,7 +118,8 @@ public final class ExperimentRunner {
                 vms.add(r);
                 r.launch = Launch.prepare(kvm, config, r.console, attach);
                 r.launch.vm().timeExits(); // the report's time inside and outside KVM_RUN
-                Optional<PreemptorWatch> watch = Optional.ofNullable(spec.preemptors() ? r.launch.extension(PreemptorWatch.class) : null);
+                Optional<PreemptorWatch> watch = spec.preemptors() ? Optional.of(r.launch.extension(PreemptorWatch.class))
+                        : Optional.empty();
                 r.console.watch(() -> new EdgeCounts(r.launch.kvmStatistics().snapshot(), watch.map(PreemptorWatch::mark)));
             }
             List<Thread> threads = new ArrayList<>();
@@ -281,7 +282,8 @@ public final class ExperimentRunner {
         List<Preemptors> windows = new ArrayList<>();
         for (VmRun r : vms) {
             PreemptorWatch w = r.launch.extension(PreemptorWatch.class);
-            r.console.edges().ifPresent(e -> windows.add(w.between(e.start().preemptors().orElseThrow(), e.end().preemptors().orElseThrow())));
+            r.console.edges().ifPresent(e -> windows.add(w.between(e.start().preemptors().orElseThrow(),
+                    e.end().preemptors().orElseThrow())));
         }
         boolean workload = windows.size() == vms.size();
         WaitedBehind.put(host, workload ? windows : vms.stream().map(r -> r.launch.extension(PreemptorWatch.class).preemptors()).toList(),

@@ -82,12 +82,14 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
      * @param vmmPct      median share charged to jkvm's own threads
      * @param otherPct    median share charged to the rest of the host
      */
-    public record Summary(int runs, int overWorkload, double preemptions, double waitedMs, MedianInterval waitedInterval, double vcpusPct, double vmmPct, double otherPct) {
+    public record Summary(int runs, int overWorkload, double preemptions, double waitedMs, MedianInterval waitedInterval,
+                          double vcpusPct, double vmmPct, double otherPct) {
         /** The summary of {@code runs}, or null for none. */
         static Summary of(List<WaitedBehind> runs) {
             if (runs.isEmpty()) return null;
             double[] waits = runs.stream().mapToDouble(WaitedBehind::totalMs).toArray();
-            return new Summary(runs.size(), (int) runs.stream().filter(WaitedBehind::workload).count(), median(runs, WaitedBehind::preemptions), Stats.of(waits).median(),
+            return new Summary(runs.size(), (int) runs.stream().filter(WaitedBehind::workload).count(),
+                    median(runs, WaitedBehind::preemptions), Stats.of(waits).median(),
                     MedianInterval.ofMedian(waits),
                     median(runs, w -> w.share(w.vcpusMs)), median(runs, w -> w.share(w.vmmMs)),
                     median(runs, w -> w.share(w.otherMs)));

@@ -10,13 +10,13 @@ import java.util.function.Supplier;
 
 /**
  * A guest's console that also marks its workload's window: it keeps everything written, and
- * takes a snapshot of the run's counters ({@code T}: KVM's statistics, the preemptor tally) as the line {@value #READY} (the workloads initramfs prints it just
- * before the workload starts; the root file system's init before a command) and then the first
- * RESULT line ({@link GuestResult}) or {@value #COMMAND_EXIT} line come through,
- * so that the figures cover the workload and not the boot or the power-off. The snapshot is
- * taken on the vCPU thread writing the line, while the guest waits for its console write. It
- * also notes when the ready line came ({@link #readyAt}): where the boot ends, for the run's
- * time to ready.
+ * takes a snapshot of the run's counters ({@code T}: KVM's statistics, the preemptor tally) as
+ * the line {@value #READY} (the workloads initramfs prints it just before the workload starts;
+ * the root file system's init before a command) and then the first RESULT line
+ * ({@link GuestResult}) or {@value #COMMAND_EXIT} line come through, so that the figures cover
+ * the workload and not the boot or the power-off. The snapshot is taken on the vCPU thread
+ * writing the line, while the guest waits for its console write. It also notes when the ready
+ * line came ({@link #readyAt}): where the boot ends, for the run's time to ready.
  */
 final class WindowEdges<T> extends OutputStream {
     private static final System.Logger LOG = System.getLogger(WindowEdges.class.getName());

@@ -17,7 +17,7 @@ import org.jkvm.kvm.KvmException;
  * a flag that changes twice between two reads is not seen to change, so the change count
  * grows with the rate. A vCPU counts from the first read of 0: until the host kernel clears the
  * flag as the vCPU first enters the guest it holds the "not running yet" jkvm wrote at attachment,
- * which is the VMM's set-up (about 2 s a run in the emulated host) or a CPU the guest has not
+ * which is the VMM's set-up (1-2 s a run in the emulated host) or a CPU the guest has not
  * brought up, not a preemption (a vCPU preempted before the sampler's first read of 0 counts
  * from its next run). The thread runs off the vCPUs' pin where jkvm has CPUs outside it
  * ({@link TrackerCpus}, as the userspace tracker does): each of its wake-ups on a vCPU's CPU would
