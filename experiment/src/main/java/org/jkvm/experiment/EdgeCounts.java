@@ -2,6 +2,7 @@ package org.jkvm.experiment;
 
 import java.util.Optional;
 
+import org.jkvm.pvlock.FlagMark;
 import org.jkvm.pvlock.PreemptorWatch;
 import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
 
@@ -10,5 +11,6 @@ import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
  *
  * @param kvm        KVM's statistics
  * @param preemptors the preemptor tally's counts, where the run watches who preempts the vCPUs
+ * @param flags      how much each vCPU's {@code preempted} has read 1, where PV lock measures it
  */
-record EdgeCounts(KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors) {}
+record EdgeCounts(KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags) {}

@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.kvm.Kvm;
+import org.jkvm.pvlock.FlagMark;
 import org.jkvm.pvlock.PreemptorWatch;
 import org.jkvm.pvlock.Preemptors;
 import org.jkvm.pvlock.PvLockDevice;
@@ -120,7 +121,9 @@ public final class ExperimentRunner {
                 r.launch.vm().timeExits(); // the report's time inside and outside KVM_RUN
                 Optional<PreemptorWatch> watch = spec.preemptors() ? Optional.of(r.launch.extension(PreemptorWatch.class))
                         : Optional.empty();
-                r.console.watch(() -> new EdgeCounts(r.launch.kvmStatistics().snapshot(), watch.map(PreemptorWatch::mark)));
+                PvLockDevice pvLock = r.launch.extension(PvLockDevice.class);
+                r.console.watch(() -> new EdgeCounts(r.launch.kvmStatistics().snapshot(), watch.map(PreemptorWatch::mark),
+                        pvLock.flagMark()));
             }
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {
@@ -138,6 +141,7 @@ public final class ExperimentRunner {
             readyAfter(t0, vms).ifPresent(ms -> host.put(READY_MS, ms));
             collect(host, vms);
             if (spec.preemptors()) preemptors(host, vms);
+            flaggedShare(host, vms);
             if (profiled) writeProfiles(run, vms);
             RunKvmStats kvmStats = kvmStats(vms);
             RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(r -> r.console.text()).toList());
@@ -271,6 +275,17 @@ public final class ExperimentRunner {
             return new RunKvmStats(RunKvmStats.WORKLOAD, windows.stream().map(RunKvmStats.Vm::of).toList());
         }
         return new RunKvmStats(RunKvmStats.RUN, vms.stream().map(r -> RunKvmStats.Vm.of(r.report.kvm())).toList());
+    }
+
+    /** How much of the workload the guests saw their vCPUs as preempted, where every VM printed both edges and measured it. */
+    private static void flaggedShare(Map<String, Number> host, List<VmRun> vms) {
+        List<Double> shares = new ArrayList<>();
+        for (VmRun r : vms) {
+            Optional<WindowEdges.Edges<EdgeCounts>> e = r.console.edges();
+            if (e.isEmpty() || e.get().start().flags().isEmpty() || e.get().end().flags().isEmpty()) return;
+            shares.add(FlagMark.meanShare(e.get().start().flags().get(), e.get().end().flags().get()));
+        }
+        FlaggedShare.put(host, shares);
     }
 
     /**

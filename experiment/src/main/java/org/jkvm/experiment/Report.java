@@ -68,11 +68,12 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
      * @param guest          the mean of its measured runs' {@link GuestFigures}, or null when none has them
      * @param tracker        the {@link TrackerDelay.Summary} of its measured runs' delays, or null when none recorded them
      * @param waited         the {@link WaitedBehind.Summary} of its measured runs, or null when none recorded it
+     * @param flagged        the {@link FlaggedShare.Summary} of its measured runs, or null when none recorded it
      */
     public record Cell(String variant, Stats stats, int failed, double changeMean, double changeMedian,
                        double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,
                        MedianInterval medianInterval, double welchP, GuestFigures guest, TrackerDelay.Summary tracker,
-                       WaitedBehind.Summary waited) {}
+                       WaitedBehind.Summary waited, FlaggedShare.Summary flagged) {}
 
     /**
      * Notes each variant whose results ran with threads placed otherwise than the spec now says
@@ -151,12 +152,14 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
             Map<String, GuestFigures> guest = new LinkedHashMap<>();
             Map<String, TrackerDelay.Summary> tracker = new LinkedHashMap<>();
             Map<String, WaitedBehind.Summary> waited = new LinkedHashMap<>();
+            Map<String, FlaggedShare.Summary> flagged = new LinkedHashMap<>();
             for (Variant v : spec.variants()) {
                 List<RunResult> list = cells.getOrDefault(v.name(), List.of());
                 List<Double> values = new ArrayList<>();
                 List<GuestFigures> figures = new ArrayList<>();
                 List<TrackerDelay> delays = new ArrayList<>();
                 List<WaitedBehind> behind = new ArrayList<>();
+                List<FlaggedShare> shares = new ArrayList<>();
                 int f = 0;
                 for (RunResult r : list) {
                     if (r.ok()) values.add(r.value());
@@ -164,10 +167,12 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                     GuestFigures.of(r, w.seconds()).ifPresent(figures::add);
                     TrackerDelay.of(r).ifPresent(delays::add);
                     WaitedBehind.of(r).ifPresent(behind::add);
+                    FlaggedShare.of(r).ifPresent(shares::add);
                 }
                 guest.put(v.name(), GuestFigures.mean(figures));
                 tracker.put(v.name(), TrackerDelay.Summary.of(delays));
                 waited.put(v.name(), WaitedBehind.Summary.of(behind));
+                flagged.put(v.name(), FlaggedShare.Summary.of(shares));
                 stats.put(v.name(), Stats.of(values));
                 samples.put(v.name(), values.stream().mapToDouble(Double::doubleValue).toArray());
                 failed.put(v.name(), f);
@@ -189,7 +194,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                         wbMean, wbMedian, relMean, Math.min(relA, relB), Math.max(relA, relB),
                         v.name().equals(base) ? MedianInterval.NONE : MedianInterval.of(samples.get(base), samples.get(v.name()), better),
                         v.name().equals(base) ? Double.NaN : LogWelch.p(samples.get(base), samples.get(v.name())),
-                        guest.get(v.name()), tracker.get(v.name()), waited.get(v.name())));
+                        guest.get(v.name()), tracker.get(v.name()), waited.get(v.name()), flagged.get(v.name())));
                 rels.get(v.name()).add(relMean);
             }
             rows.add(new WorkloadReport(w, unit == null ? "" : unit, better, known, out));

@@ -127,6 +127,7 @@ public final class ReportText {
         guestTable(sb, report);
         trackerTable(sb, report);
         waitedTable(sb, report);
+        flaggedTable(sb, report);
         if (!report.notes().isEmpty()) {
             sb.append('\n');
             for (String n : report.notes()) sb.append("note: ").append(n).append('\n');
@@ -182,6 +183,21 @@ public final class ReportText {
             WaitedBehind.Summary s = c.waited();
             return List.of(String.valueOf(s.runs()), num(s.preemptions()), num(s.waitedMs()), interval(s.waitedInterval()),
                     num(s.vcpusPct()), num(s.vmmPct()), num(s.otherPct()), window(s));
+        });
+        d.render(sb, 2);
+    }
+
+    /** How much of the workload the guest saw its vCPUs as preempted per cell, when any measured run recorded it. */
+    private static void flaggedTable(StringBuilder sb, Report report) {
+        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.flagged() == null)) return;
+        sb.append("\nHow much of the workload the guest saw its vCPUs as preempted: the vCPUs' mean share of the workload's window\n")
+                .append("with preempted set (userspace: of the time, from jkvm's writes; kernel: of the sampler's reads of the host\n")
+                .append("kernel's flag), the median over the runs with a 95% bootstrap interval of it\n\n");
+        Table d = new Table();
+        d.row(List.of("Workload", "variant", "runs", "preempted %", "95% interval"));
+        cellRows(d, report, c -> c.flagged() != null, (w, c) -> {
+            FlaggedShare.Summary s = c.flagged();
+            return List.of(String.valueOf(s.runs()), num(s.pct()), interval(s.interval()));
         });
         d.render(sb, 2);
     }

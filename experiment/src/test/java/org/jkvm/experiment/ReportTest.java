@@ -266,6 +266,24 @@ class ReportTest {
                 find(lines, "cpu       base        3"));
     }
 
+    @Test
+    void howMuchOfTheWorkloadTheVcpusWereFlaggedIsAMedianWithItsInterval() {
+        ExperimentSpec spec = spec();
+        assertTrue(!Report.of(spec, results(spec)).text().contains("saw its vCPUs as preempted"), "no table where no run told it");
+        double[] pct = {10, 30, 20};
+        Report rep = Report.of(spec, results(spec, r -> !r.id().startsWith("cpu/base/") ? Map.of("exits", 5)
+                : r.warmup() ? Map.of(FlaggedShare.PCT, 99.0) : Map.of(FlaggedShare.PCT, pct[r.repetition() - 1])));
+
+        FlaggedShare.Summary f = rep.workloads().get(1).cell("base").flagged();
+        assertEquals(3, f.runs(), "the warm-up is left out");
+        assertEquals(20, f.pct(), EPS);
+        assertEquals(new MedianInterval(10, 30), f.interval(), "a resampled median of three is any of them");
+        assertNull(rep.workloads().get(1).cell("pv").flagged());
+        String[] lines = rep.text().split("\n");
+        assertEquals("Workload  variant  runs  preempted %    95% interval", find(lines, "Workload  variant  runs  preempted"));
+        assertEquals("cpu       base        3        20.00  [10.00, 30.00]", find(lines, "cpu       base        3"));
+    }
+
     /**
      * The host figures of a run whose vCPUs waited behind the VM's vCPUs, jkvm and the rest so many ms, over the
      * workload's window, or (without the key, as results recorded before the window existed) the whole run.

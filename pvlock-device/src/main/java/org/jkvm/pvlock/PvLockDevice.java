@@ -2,6 +2,7 @@ package org.jkvm.pvlock;
 
 import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.Optional;
 
 import org.jkvm.kvm.VcpuFd;
 import org.jkvm.kvm.sys.aarch64.KvmArm64;
@@ -145,6 +146,17 @@ public final class PvLockDevice implements VmExtension {
     /** Whether jkvm answers the guest's discovery calls (else the host kernel does). */
     public boolean answeredByJkvm() {
         return answeredByJkvm;
+    }
+
+    /**
+     * How much each vCPU's flag has read 1 so far, one edge of a window of the run (a workload's);
+     * empty where nothing measures it (PV lock off, kernel mode with {@code --pvlock-sample=0}).
+     * Quick, callable from a vCPU thread; {@link FlagMark#meanShare} of two marks is the window's share.
+     */
+    public Optional<FlagMark> flagMark() {
+        if (tracker != null) return Optional.of(tracker.mark());
+        if (sampler != null) return Optional.of(stats.sampledMark());
+        return Optional.empty();
     }
 
     /** Kernel mode: whether jkvm samples the host kernel's flags (not with {@code --pvlock-sample=0}). */

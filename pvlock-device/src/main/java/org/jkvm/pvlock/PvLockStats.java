@@ -77,6 +77,28 @@ public final class PvLockStats {
         preemptedNanos.addAndGet(vcpu, nanos);
     }
 
+    /** Userspace mode: the flagged time of {@code vcpu}'s stretches that have ended. */
+    long preemptedNanos(int vcpu) {
+        return preemptedNanos.get(vcpu);
+    }
+
+    /** Userspace mode: when {@code vcpu}'s timing started, -1 before its thread did. */
+    long timedSince(int vcpu) {
+        return timedSince.get(vcpu);
+    }
+
+    /** Kernel mode: the sampler's reads so far. */
+    FlagMark.Sampled sampledMark() {
+        long[] reads = new long[vcpus()];
+        long[] set = new long[reads.length];
+        for (int v = 0; v < reads.length; v++) {
+            // the set reads first: a read counted between the two makes the share low, never above 1
+            set[v] = samplesPreempted.get(v);
+            reads[v] = samples.get(v);
+        }
+        return new FlagMark.Sampled(reads, set);
+    }
+
     void sampled(int vcpu, boolean preempted) {
         samples.incrementAndGet(vcpu);
         if (preempted) samplesPreempted.incrementAndGet(vcpu);

@@ -140,6 +140,20 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         }
     }
 
+    /** Each vCPU's flagged time up to now, the stretch still open included. */
+    FlagMark.Timed mark() {
+        long now = System.nanoTime();
+        long[] flagged = new long[flag.length];
+        long[] since = new long[flag.length];
+        for (int v = 0; v < flag.length; v++) {
+            synchronized (locks[v]) {
+                flagged[v] = stats.preemptedNanos(v) + (flag[v] && flaggedSince[v] >= 0 ? Math.max(0, now - flaggedSince[v]) : 0);
+                since[v] = stats.timedSince(v);
+            }
+        }
+        return new FlagMark.Timed(now, flagged, since);
+    }
+
     /** The CPUs the tracker's thread may run on once started, or null before. */
     BitSet ranOn() {
         return ranOn;

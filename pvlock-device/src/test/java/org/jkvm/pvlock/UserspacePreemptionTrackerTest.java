@@ -219,4 +219,16 @@ class UserspacePreemptionTrackerTest {
         double share = stats.preemptedShare(0);
         assertTrue(share > 0.5, "1 s flagged right after the thread started, 2 s of set-up before it not counted: " + share);
     }
+
+    @Test
+    void aMarkCountsAStretchStillOpenUpToItsMoment() {
+        tracker.started(0, 1);
+        long t = System.nanoTime();
+        tracker.switched(0, false, true, t - 50_000_000L);
+        FlagMark.Timed m = tracker.mark();
+        assertTrue(m.flagged()[0] >= 50_000_000L, "50 ms flagged and still set: " + m.flagged()[0]);
+        assertEquals(-1, m.since()[1], "vCPU 1's thread has not started");
+        tracker.switched(0, true, false, t);
+        assertEquals(50_000_000L, tracker.mark().flagged()[0], "the stretch closed at the switch-in");
+    }
 }

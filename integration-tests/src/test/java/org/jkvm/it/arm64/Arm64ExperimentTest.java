@@ -71,6 +71,7 @@ class Arm64ExperimentTest {
                         + " && echo guest-steal $(grep -c '\"cpu.steal\":[1-9]' short.results.jsonl)"
                         + " && echo waited-behind-vcpus $(grep -c '\"ms_waited_behind_vcpus\":[1-9]' short.results.jsonl)"
                         + " && echo preemptor-windows $(grep -c '\"preemptors_over_workload\":1' short.results.jsonl)"
+                        + " && { grep -o '\"preempted_pct_workload\":[0-9.E-]*' short.results.jsonl; true; }"
                         + " && echo placed $(grep -c '\"placement\":{\"pin\":\"0\",\"vmm_pin\":\"1\"}' short.results.jsonl)"
                         + " && echo flag-delays $(grep -c '\"flag_delay_switches\":[1-9]' short.results.jsonl)"
                         + " $(grep '\"variant\":\"user\"' short.results.jsonl | grep -c '\"flag_delay_us_mean\":[0-9]')"
@@ -98,6 +99,17 @@ class Arm64ExperimentTest {
         // "preemptors": "on": 4 vCPUs on one host CPU wait behind each other in every run
         assertTrue(first.output().contains("waited-behind-vcpus 8\n"), "who the vCPUs waited behind, per run:\n" + first.output());
         assertTrue(first.output().contains("preemptor-windows 8\n"), "each over its workload's window:\n" + first.output());
+        // PV lock off measures no flag; userspace mode's 4 busy vCPUs on one CPU wait preempted most of the workload
+        Matcher flagged = Pattern.compile("\"preempted_pct_workload\":([0-9.E-]+)").matcher(first.output());
+        int userRuns = 0;
+        while (flagged.find()) {
+            userRuns++;
+            assertTrue(Double.parseDouble(flagged.group(1)) > 20, "4 busy vCPUs on one host CPU flagged " + flagged.group(1)
+                    + "% of the workload:\n" + first.output());
+        }
+        assertEquals(4, userRuns, "a share in each userspace run, none in an off run:\n" + first.output());
+        assertTrue(first.output().contains("How much of the workload the guest saw its vCPUs as preempted"),
+                "the report's table of it:\n" + first.output());
         assertTrue(first.output().contains("Who the vCPUs waited behind, in the measured runs that told it"),
                 "the report's table of it:\n" + first.output());
         assertTrue(first.output().contains("id,variant,workload"), "the CSV:\n" + first.output());
