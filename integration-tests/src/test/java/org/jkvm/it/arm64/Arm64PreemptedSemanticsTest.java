@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag("arm64")
 class Arm64PreemptedSemanticsTest {
-    private static final Pattern SHARE = Pattern.compile("\"preempted_share\": ([0-9.]+|null)");
+    /** A share as JSON writes it: below 0.001 in E notation (8.0E-4), which a plain [0-9.]+ would read as 8.0. */
+    private static final Pattern SHARE = Pattern.compile("\"preempted_share\": ([0-9.]+(?:E-?[0-9]+)?|null)");
     private static final Pattern WAKEPLACE = Pattern.compile("RESULT wakeplace ([0-9.]+) % higher");
     private static Path pvImage;
     private static Path workloads;
