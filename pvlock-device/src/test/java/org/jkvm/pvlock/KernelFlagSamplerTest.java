@@ -60,6 +60,8 @@ class KernelFlagSamplerTest {
             assertTrue(Double.isNaN(stats.preemptedShare(0)), "a vCPU not run yet is not measured: " + stats.preemptedShare(0));
             region.setPreempted(0, false);
             waitFor(() -> stats.preemptedShare(0) == 0.0, "vCPU 0 sampled once the kernel cleared its flag at its first entry");
+            // as long running as the set-up was flagged, so that counting the set-up would show
+            Thread.sleep(200);
             region.setPreempted(0, true);
             waitFor(() -> stats.changesSeen(0) == 1, "a preemption after the first run seen");
             region.setPreempted(0, false);
