@@ -25,7 +25,6 @@ import org.jkvm.pvlock.StalenessHistogram;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.io.OutputFile;
-import org.jkvm.vmm.kvmstats.KvmStatsWindow;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
 import org.jkvm.vmm.launch.VmExtension;
@@ -140,10 +139,11 @@ public final class ExperimentRunner {
             double wall = (System.nanoTime() - t0) / 1e9;
             readyAfter(t0, vms).ifPresent(ms -> host.put(READY_MS, ms));
             collect(host, vms);
-            if (spec.preemptors()) preemptors(host, vms);
-            flaggedShare(host, vms);
+            Optional<List<WindowEdges.Edges<EdgeCounts>>> edges = workloadEdges(vms);
+            if (spec.preemptors()) preemptors(host, vms, edges);
+            edges.ifPresent(e -> flaggedShare(host, e));
             if (profiled) writeProfiles(run, vms);
-            RunKvmStats kvmStats = kvmStats(vms);
+            RunKvmStats kvmStats = kvmStats(vms, edges);
             RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(r -> r.console.text()).toList());
             List<GuestResult> results = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {
@@ -265,25 +265,36 @@ public final class ExperimentRunner {
         TrackerDelay.put(host, StalenessHistogram.merged(flagDelays));
     }
 
-    /** KVM's statistics of each VM over its workload's window when every VM printed both edges, else over the run. */
-    private static RunKvmStats kvmStats(List<VmRun> vms) {
-        List<KvmStatsWindow> windows = new ArrayList<>();
-        for (VmRun r : vms) {
-            r.console.edges().ifPresent(e -> windows.add(r.launch.kvmStatistics().window(e.start().kvm(), e.end().kvm())));
-        }
-        if (windows.size() == vms.size()) {
-            return new RunKvmStats(RunKvmStats.WORKLOAD, windows.stream().map(RunKvmStats.Vm::of).toList());
-        }
-        return new RunKvmStats(RunKvmStats.RUN, vms.stream().map(r -> RunKvmStats.Vm.of(r.report.kvm())).toList());
-    }
-
-    /** How much of the workload the guests saw their vCPUs as preempted, where every VM printed both edges and measured it. */
-    private static void flaggedShare(Map<String, Number> host, List<VmRun> vms) {
-        List<Double> shares = new ArrayList<>();
+    /** Each VM's workload edges, in VM order, when every VM printed both; else empty, and the figures span the run. */
+    private static Optional<List<WindowEdges.Edges<EdgeCounts>>> workloadEdges(List<VmRun> vms) {
+        List<WindowEdges.Edges<EdgeCounts>> edges = new ArrayList<>();
         for (VmRun r : vms) {
             Optional<WindowEdges.Edges<EdgeCounts>> e = r.console.edges();
-            if (e.isEmpty() || e.get().start().flags().isEmpty() || e.get().end().flags().isEmpty()) return;
-            shares.add(FlagMark.meanShare(e.get().start().flags().get(), e.get().end().flags().get()));
+            if (e.isEmpty()) return Optional.empty();
+            edges.add(e.get());
+        }
+        return Optional.of(edges);
+    }
+
+    /** KVM's statistics of each VM over its workload's window when every VM printed both edges, else over the run. */
+    private static RunKvmStats kvmStats(List<VmRun> vms, Optional<List<WindowEdges.Edges<EdgeCounts>>> edges) {
+        if (edges.isEmpty()) {
+            return new RunKvmStats(RunKvmStats.RUN, vms.stream().map(r -> RunKvmStats.Vm.of(r.report.kvm())).toList());
+        }
+        List<RunKvmStats.Vm> windows = new ArrayList<>();
+        for (int i = 0; i < vms.size(); i++) {
+            WindowEdges.Edges<EdgeCounts> e = edges.get().get(i);
+            windows.add(RunKvmStats.Vm.of(vms.get(i).launch.kvmStatistics().window(e.start().kvm(), e.end().kvm())));
+        }
+        return new RunKvmStats(RunKvmStats.WORKLOAD, windows);
+    }
+
+    /** How much of the workload the guests saw their vCPUs as preempted, where every VM measured it. */
+    private static void flaggedShare(Map<String, Number> host, List<WindowEdges.Edges<EdgeCounts>> edges) {
+        List<Double> shares = new ArrayList<>();
+        for (WindowEdges.Edges<EdgeCounts> e : edges) {
+            if (e.start().flags().isEmpty() || e.end().flags().isEmpty()) return;
+            shares.add(FlagMark.meanShare(e.start().flags().get(), e.end().flags().get()));
         }
         FlaggedShare.put(host, shares);
     }
@@ -293,16 +304,16 @@ public final class ExperimentRunner {
      * edges (as for KVM's statistics), else over the run: boot and power-off would otherwise
      * weigh as much as a short workload.
      */
-    private static void preemptors(Map<String, Number> host, List<VmRun> vms) {
-        List<Preemptors> windows = new ArrayList<>();
-        for (VmRun r : vms) {
-            PreemptorWatch w = r.launch.extension(PreemptorWatch.class);
-            r.console.edges().ifPresent(e -> windows.add(w.between(e.start().preemptors().orElseThrow(),
-                    e.end().preemptors().orElseThrow())));
+    private static void preemptors(Map<String, Number> host, List<VmRun> vms, Optional<List<WindowEdges.Edges<EdgeCounts>>> edges) {
+        List<Preemptors> tallies = new ArrayList<>();
+        for (int i = 0; i < vms.size(); i++) {
+            PreemptorWatch w = vms.get(i).launch.extension(PreemptorWatch.class);
+            int vm = i;
+            tallies.add(edges.map(all -> all.get(vm))
+                    .map(e -> w.between(e.start().preemptors().orElseThrow(), e.end().preemptors().orElseThrow()))
+                    .orElseGet(w::preemptors));
         }
-        boolean workload = windows.size() == vms.size();
-        WaitedBehind.put(host, workload ? windows : vms.stream().map(r -> r.launch.extension(PreemptorWatch.class).preemptors()).toList(),
-                workload);
+        WaitedBehind.put(host, tallies, edges.isPresent());
     }
 
     /**
