@@ -8,6 +8,8 @@ import java.util.Map;
 
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockStats;
+import org.jkvm.pvlock.TrackerCpus;
+import org.jkvm.vmm.config.CpuSet;
 import org.jkvm.vmm.kvmstats.KvmStatsWindow;
 import org.jkvm.vmm.kvmstats.StatChange;
 import org.jkvm.vmm.launch.RunReport;
@@ -84,6 +86,8 @@ final class RunStatsJson {
         long started = pvLock.stats().trackingStartedMillis();
         m.put("tracking_started_ms", pvLock.switchSource() == null || started < 0 ? null : started);
         m.put("answered_by", pvLock.region() == null ? null : pvLock.answeredByJkvm() ? "jkvm" : "kernel");
+        m.put("thread_cpus", pvLock.threadCpus().map(c -> CpuSet.format(c.cpus())).orElse(null));
+        m.put("thread_own_cpu", pvLock.threadCpus().map(TrackerCpus::ownCpu).orElse(null));
         PvLockStats s = pvLock.stats();
         List<Object> per = new ArrayList<>();
         for (int v = 0; v < s.vcpus(); v++) {

@@ -22,6 +22,7 @@ import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockStats;
 import org.jkvm.pvlock.PvLockTotals;
 import org.jkvm.pvlock.StalenessHistogram;
+import org.jkvm.pvlock.TrackerCpus;
 import org.jkvm.vmm.VmOutcome;
 import org.jkvm.vmm.config.VmConfig;
 import org.jkvm.vmm.io.OutputFile;
@@ -225,6 +226,7 @@ public final class ExperimentRunner {
         long exits = 0, inRun = 0, outside = 0, onCpu = 0, waiting = 0, calls = 0, set = 0, cleared = 0, seen = 0;
         long preemptions = 0, voluntary = 0;
         List<StalenessHistogram> flagDelays = new ArrayList<>();
+        List<Optional<TrackerCpus>> pvLockThreads = new ArrayList<>();
         boolean sched = true;
         for (VmRun r : vms) {
             for (VcpuStats s : r.report.vcpus()) {
@@ -238,7 +240,9 @@ public final class ExperimentRunner {
                     waiting += t.get().waitingNanos();
                 }
             }
-            PvLockStats stats = r.launch.extension(PvLockDevice.class).stats();
+            PvLockDevice pvLock = r.launch.extension(PvLockDevice.class);
+            pvLockThreads.add(pvLock.threadCpus());
+            PvLockStats stats = pvLock.stats();
             flagDelays.add(stats.staleness());
             PvLockTotals p = stats.totals();
             calls += p.pvLockCalls();
@@ -263,6 +267,7 @@ public final class ExperimentRunner {
         host.put("vcpu_preemptions", preemptions);
         host.put("vcpu_voluntary_switch_outs", voluntary);
         TrackerDelay.put(host, StalenessHistogram.merged(flagDelays));
+        PvLockThreadPlace.put(host, pvLockThreads);
     }
 
     /** Each VM's workload edges, in VM order, when every VM printed both; else empty, and the figures span the run. */

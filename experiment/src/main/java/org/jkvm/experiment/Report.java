@@ -121,6 +121,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
         }
         if (unknown > 0) notes.add(unknown + " result(s) belong to no run of this spec (another variant, workload or repetition) and are left out");
         placementNotes(spec, byCell, notes);
+        PvLockThreadPlace.notes(byCell, notes);
 
         String base = spec.base();
         String ref = spec.reference();

@@ -284,6 +284,18 @@ class ReportTest {
         assertEquals("cpu       base        3        20.00  [10.00, 30.00]", find(lines, "cpu       base        3"));
     }
 
+    @Test
+    void variantsWhosePvLockThreadHadNoCpuOfItsOwnAreNoted() {
+        ExperimentSpec spec = spec();
+        Report rep = Report.of(spec, results(spec, r -> !r.variant().name().equals("pv") ? Map.of("exits", 5)
+                : Map.of(PvLockThreadPlace.OWN_CPU, r.repetition() == 1 || r.warmup() ? 0 : 1)));
+        assertEquals(List.of("pv: in 2 of 6 results the PV-lock thread (tracker or sampler) had no host CPU of its own, so its"
+                + " wake-ups could preempt the vCPUs it measured; pin the vCPUs to fewer CPUs than jkvm has, or give vmm_pin"
+                + " a CPU outside them"), rep.notes(), "repetition 1 of both workloads; the warm-ups are left out, base and ref record none");
+        Report own = Report.of(spec, results(spec, r -> Map.of(PvLockThreadPlace.OWN_CPU, 1)));
+        assertEquals(List.of(), own.notes(), "every thread had a CPU of its own");
+    }
+
     /**
      * The host figures of a run whose vCPUs waited behind the VM's vCPUs, jkvm and the rest so many ms, over the
      * workload's window, or (without the key, as results recorded before the window existed) the whole run.

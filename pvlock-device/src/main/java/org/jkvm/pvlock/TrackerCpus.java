@@ -13,7 +13,7 @@ import org.jkvm.kvm.HostCpus;
  * @param cpus the CPUs the thread is to run on
  * @param busy how many of them the vCPU threads can keep busy at once
  */
-record TrackerCpus(BitSet cpus, int busy) {
+public record TrackerCpus(BitSet cpus, int busy) {
     /**
      * For {@code vcpus} vCPUs whose threads run on {@code pin} (null: unpinned); called on a
      * thread with jkvm's own CPUs (set-up, before any vCPU thread is pinned).
@@ -30,7 +30,7 @@ record TrackerCpus(BitSet cpus, int busy) {
     }
 
     /** Whether a CPU is left for the tracker when the vCPUs keep as many busy as they can. */
-    boolean ownCpu() {
+    public boolean ownCpu() {
         return cpus.cardinality() > busy;
     }
 }
