@@ -4,7 +4,6 @@ import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.FileDescriptor;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -198,7 +197,7 @@ final class RunCommand implements Callable<Integer> {
         checkOutputs();
         Optional<SymbolTable> symbols = profile.check();
         PrintWriter err = spec.commandLine().getErr();
-        OutputStream console = new FileOutputStream(FileDescriptor.out);
+        WorkloadWindow window = new WorkloadWindow(new FileOutputStream(FileDescriptor.out));
         List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock, pvlockSample)));
         attach.addAll(profile.attach());
         if (preemptors) attach.add(PreemptorWatch.attaching());
@@ -212,10 +211,12 @@ final class RunCommand implements Callable<Integer> {
             if (vmmPin != null) HostCpus.pinProcess(vmmPin);
             try (FlightRecording recording = record.start();
                  Kvm kvm = Kvm.open();
-                 Launch launch = Launch.prepare(kvm, config, console, attach)) {
+                 Launch launch = Launch.prepare(kvm, config, window.console(), attach)) {
                 Arm64Vm vm = launch.vm();
                 if (stats != null) vm.timeExits(); // only --stats-json reports the times
                 PvLockDevice pvLock = launch.extension(PvLockDevice.class);
+                Optional<PreemptorWatch> watch = preemptors ? Optional.of(launch.extension(PreemptorWatch.class)) : Optional.empty();
+                window.watch(launch, watch, pvLock);
                 SetUpLines.print(err, config, vm, pvLock, resultsPort);
                 Signal.handle(new Signal("INT"), s -> launch.stop("SIGINT"));
                 Signal.handle(new Signal("TERM"), s -> launch.stop("SIGTERM"));
@@ -224,11 +225,16 @@ final class RunCommand implements Callable<Integer> {
                     ConsoleInput.forward(new FileInputStream(FileDescriptor.in), vm.consoleInput());
                     run = launch.run();
                 }
+                Optional<WorkloadWindow.Figures> workload = window.figures(launch, watch);
                 RunSummary.print(err, run, pvLock);
-                if (preemptors) PreemptorsText.print(err, launch.extension(PreemptorWatch.class).preemptors());
+                workload.ifPresent(w -> RunSummary.printWorkload(err, w));
+                if (preemptors) {
+                    PreemptorsText.print(err, watch.get().preemptors(), "");
+                    workload.flatMap(WorkloadWindow.Figures::preemptors).ifPresent(p -> PreemptorsText.print(err, p, " over the workload"));
+                }
                 profile.report(launch, symbols, run.kvm(), err, profiled);
                 RecordOption.write(recording, recorded);
-                if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock)) + "\n");
+                if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock, workload)) + "\n");
                 if (results != null) {
                     byte[] port = vm.resultsPort(); // the guest's bytes as they are, not decoded as text
                     results.produce(file -> Files.write(file, port));

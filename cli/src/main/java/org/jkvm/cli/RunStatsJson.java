@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockStats;
@@ -17,12 +18,13 @@ import org.jkvm.vmm.vcpu.VcpuStats;
 
 /**
  * The tree {@code jkvm run --stats-json} writes: the run, each vCPU's exits, the PV-lock device's
- * counters, and KVM's own statistics over the run.
+ * counters, KVM's own statistics over the run, and, where the guest marked its workload, what
+ * happened over that window ({@link WorkloadWindow}).
  */
 final class RunStatsJson {
     private RunStatsJson() {}
 
-    static Map<String, Object> of(RunReport run, PvLockDevice pvLock) {
+    static Map<String, Object> of(RunReport run, PvLockDevice pvLock, Optional<WorkloadWindow.Figures> workload) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("outcome", run.outcome().getClass().getSimpleName().toLowerCase(Locale.ROOT));
         m.put("outcome_detail", OutcomeText.describe(run.outcome()));
@@ -40,6 +42,23 @@ final class RunStatsJson {
         m.put("vcpus", run.vcpus().stream().map(RunStatsJson::vcpu).toList());
         m.put("pvlock", pvLock(pvLock));
         m.put("kvm", kvm(run.kvm()));
+        m.put("workload", workload.map(RunStatsJson::workload).orElse(null));
+        return m;
+    }
+
+    /** The workload's window: its length, the vCPUs' flagged share, who they waited behind, and KVM's statistics over it. */
+    static Map<String, Object> workload(WorkloadWindow.Figures w) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("ms", w.nanos() / 1_000_000);
+        m.put("preempted_share", Double.isNaN(w.flagged()) ? null : Math.round(w.flagged() * 10_000) / 10_000.0);
+        m.put("preemptors", w.preemptors().map(p -> {
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("preemptions", p.preemptions());
+            t.put("waited_ms", p.waitedNanos() / 1_000_000);
+            t.put("records_lost_in_run", p.lostRecords());
+            return t;
+        }).orElse(null));
+        m.put("kvm", kvm(w.kvm()));
         return m;
     }
 

@@ -42,4 +42,11 @@ final class RunSummary {
         }
         err.flush();
     }
+
+    /** The workload's window, where the guest marked one: how long, and how much of it the guest saw its vCPUs preempted. */
+    static void printWorkload(PrintWriter err, WorkloadWindow.Figures w) {
+        err.printf("jkvm: workload: %.3f s from the guest's ready line to its result%s%n", w.nanos() / 1e9,
+                Double.isNaN(w.flagged()) ? "" : String.format(", its vCPUs flagged preempted %.1f%% of it", w.flagged() * 100));
+        err.flush();
+    }
 }

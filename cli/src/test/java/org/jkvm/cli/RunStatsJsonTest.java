@@ -1,20 +1,24 @@
 package org.jkvm.cli;
 
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.jkvm.experiment.Json;
 import org.jkvm.kvm.StatDescriptor;
 import org.jkvm.kvm.StatDescriptor.Type;
 import org.jkvm.kvm.StatDescriptor.Unit;
+import org.jkvm.pvlock.Preemptors;
 import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
 import org.jkvm.vmm.kvmstats.KvmStatsWindow;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
-/** The "kvm" object of {@code --stats-json}: KVM's statistics by name, or why there are none. */
+/** The "kvm" and "workload" objects of {@code --stats-json}: KVM's statistics by name, or why there are none; the workload's window. */
 @Tag("unit")
 class RunStatsJsonTest {
     @Test
@@ -45,6 +49,30 @@ class RunStatsJsonTest {
                     "halt_wait_hist": []
                   }]
                 }""", Json.pretty(kvm));
+    }
+
+    @Test
+    void theWorkloadsWindowHasItsLengthSharePreemptorsAndStatistics() {
+        Preemptors waited = new Preemptors(new BitSet(), 12, 3_456_789_000L, List.of(), 2);
+        WorkloadWindow.Figures w = new WorkloadWindow.Figures(5_012_345_678L, KvmStatsWindow.unavailable("none here"),
+                Optional.of(waited), 0.123456);
+        assertEquals("""
+                {
+                  "ms": 5012,
+                  "preempted_share": 0.1235,
+                  "preemptors": {
+                    "preemptions": 12,
+                    "waited_ms": 3456,
+                    "records_lost_in_run": 2
+                  },
+                  "kvm": {
+                    "unavailable": "none here"
+                  }
+                }""", Json.pretty(RunStatsJson.workload(w)));
+        Map<String, Object> unmeasured = RunStatsJson.workload(new WorkloadWindow.Figures(1_000_000, KvmStatsWindow.unavailable("x"),
+                Optional.empty(), Double.NaN));
+        assertNull(unmeasured.get("preempted_share"), "PV lock off: no share, not 0");
+        assertNull(unmeasured.get("preemptors"), "without --preemptors");
     }
 
     @Test

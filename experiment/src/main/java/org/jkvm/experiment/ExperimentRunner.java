@@ -1,7 +1,9 @@
 package org.jkvm.experiment;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -77,9 +79,15 @@ public final class ExperimentRunner {
 
     /** One VM's part of a run: its launch, console, and report once it has ended. */
     private static final class VmRun {
-        final WindowEdges<EdgeCounts> console = new WindowEdges<>();
+        final ByteArrayOutputStream output = new ByteArrayOutputStream();
+        final WindowEdges<EdgeCounts> console = new WindowEdges<>(output);
         Launch launch;
         RunReport report;
+
+        /** Everything the guest wrote to its console. */
+        String text() {
+            return output.toString(StandardCharsets.UTF_8);
+        }
     }
 
     /**
@@ -122,7 +130,7 @@ public final class ExperimentRunner {
                 Optional<PreemptorWatch> watch = spec.preemptors() ? Optional.of(r.launch.extension(PreemptorWatch.class))
                         : Optional.empty();
                 PvLockDevice pvLock = r.launch.extension(PvLockDevice.class);
-                r.console.watch(() -> new EdgeCounts(r.launch.kvmStatistics().snapshot(), watch.map(PreemptorWatch::mark),
+                r.console.watch(() -> EdgeCounts.now(r.launch.kvmStatistics().snapshot(), watch.map(PreemptorWatch::mark),
                         pvLock.flagMark()));
             }
             List<Thread> threads = new ArrayList<>();
@@ -145,11 +153,11 @@ public final class ExperimentRunner {
             edges.ifPresent(e -> flaggedShare(host, e));
             if (profiled) writeProfiles(run, vms);
             RunKvmStats kvmStats = kvmStats(vms, edges);
-            RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(r -> r.console.text()).toList());
+            RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(VmRun::text).toList());
             List<GuestResult> results = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {
                 VmOutcome outcome = vms.get(i).report.outcome();
-                String out = vms.get(i).console.text();
+                String out = vms.get(i).text();
                 Optional<GuestResult> r = guestResult(run.workload(), out);
                 if (!(outcome instanceof VmOutcome.PowerOff) || r.isEmpty()) {
                     return RunResult.failed(run, "vm " + i + ": " + outcome + (r.isEmpty() ? ", " + missing(run.workload())

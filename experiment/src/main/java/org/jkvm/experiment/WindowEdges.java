@@ -1,6 +1,7 @@
 package org.jkvm.experiment;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +10,8 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
- * A guest's console that also marks its workload's window: it keeps everything written, and
+ * A guest's console that also marks its workload's window: it passes everything written on to
+ * where the console goes (the experiment's record of it, {@code jkvm run}'s standard output), and
  * takes a snapshot of the run's counters ({@code T}: KVM's statistics, the preemptor tally) as
  * the line {@value #READY} (the workloads initramfs prints it just before the workload starts;
  * the root file system's init before a command) and then the first RESULT line
@@ -17,8 +19,10 @@ import java.util.function.Supplier;
  * the workload and not the boot or the power-off. The snapshot is taken on the vCPU thread
  * writing the line, while the guest waits for its console write. It also notes when the ready
  * line came ({@link #readyAt}): where the boot ends, for the run's time to ready.
+ *
+ * @param <T> what a snapshot holds
  */
-final class WindowEdges<T> extends OutputStream {
+public final class WindowEdges<T> extends OutputStream {
     private static final System.Logger LOG = System.getLogger(WindowEdges.class.getName());
     /** The workloads initramfs's line just before the workload starts. */
     static final String READY = "JKVM-GUEST-READY";
@@ -26,35 +30,57 @@ final class WindowEdges<T> extends OutputStream {
     static final String COMMAND_EXIT = "JKVM-GUEST-CMD-EXIT";
     private static final int MAX_LINE = 4096;
 
-    private final ByteArrayOutputStream console = new ByteArrayOutputStream();
+    private final OutputStream console;
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private Supplier<T> snapshot;
     private T start;
     private T end;
     private OptionalLong ready = OptionalLong.empty();
 
-    /** The two snapshots of a window: as the ready line and as the RESULT (or command's exit) line came through. */
-    record Edges<T>(T start, T end) {}
+    /**
+     * The two snapshots of a window: as the ready line and as the RESULT (or command's exit) line came through.
+     *
+     * @param start the snapshot at the ready line
+     * @param end   the snapshot at the result line
+     * @param <T>   what a snapshot holds
+     */
+    public record Edges<T>(T start, T end) {}
+
+    /** A console passing everything on to {@code console}. */
+    public WindowEdges(OutputStream console) {
+        this.console = console;
+    }
 
     /** Snapshots from now on come from {@code s}: the launch's counters, known once it is prepared. */
-    synchronized void watch(Supplier<T> s) {
+    public synchronized void watch(Supplier<T> s) {
         snapshot = s;
     }
 
     @Override
-    public synchronized void write(int b) {
+    public synchronized void write(int b) throws IOException {
+        see(b);
         console.write(b);
+    }
+
+    @Override
+    public synchronized void write(byte[] b, int off, int len) throws IOException {
+        // the lines first: a console that fails (a closed standard output) leaves the window whole
+        for (int i = off; i < off + len; i++) see(b[i]);
+        console.write(b, off, len);
+    }
+
+    @Override
+    public synchronized void flush() throws IOException {
+        console.flush();
+    }
+
+    private void see(int b) {
         if (b == '\n') {
             lineEnded(line.toString(StandardCharsets.UTF_8));
             line.reset();
         } else if (line.size() < MAX_LINE) {
             line.write(b);
         }
-    }
-
-    @Override
-    public synchronized void write(byte[] b, int off, int len) {
-        for (int i = off; i < off + len; i++) write(b[i]);
     }
 
     private void lineEnded(String text) {
@@ -71,18 +97,13 @@ final class WindowEdges<T> extends OutputStream {
         }
     }
 
-    /** Everything written, as text. */
-    synchronized String text() {
-        return console.toString(StandardCharsets.UTF_8);
-    }
-
     /** When ({@link System#nanoTime}) the first ready line ended, or empty before it has. */
     synchronized OptionalLong readyAt() {
         return ready;
     }
 
     /** The workload's edges, or empty when the guest did not print both. */
-    synchronized Optional<Edges<T>> edges() {
+    public synchronized Optional<Edges<T>> edges() {
         return start == null || end == null ? Optional.empty() : Optional.of(new Edges<>(start, end));
     }
 }

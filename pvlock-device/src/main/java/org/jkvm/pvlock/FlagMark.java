@@ -38,7 +38,7 @@ public sealed interface FlagMark {
      * 1, over the vCPUs measured in it (a vCPU that never ran in it has no share); NaN where none
      * was, or where the two marks are not of one mode.
      */
-    static double meanShare(FlagMark from, FlagMark to) {
+    public static double meanShare(FlagMark from, FlagMark to) {
         double sum = 0;
         int n = 0;
         if (from instanceof Sampled a && to instanceof Sampled b) {

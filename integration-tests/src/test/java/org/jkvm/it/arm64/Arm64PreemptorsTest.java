@@ -19,12 +19,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code jkvm run --preemptors} in the emulated host: 4 busy vCPUs pinned onto host CPU 0 beside
  * a shell loop hogging it. Each vCPU waits behind the other three and the hog, and the tally
  * says so: both kinds charged, the hog by its name, the shares adding up to the whole wait; with
- * {@code --vmm-pin 1} no thread of jkvm's own is charged.
+ * {@code --vmm-pin 1} no thread of jkvm's own is charged. The guest marks its workload, so the
+ * run also prints the tally over that window alone: part of the whole run's, seconds of waiting.
  */
 @Tag("arm64")
 class Arm64PreemptorsTest {
     private static final Pattern HEAD = Pattern.compile(
             "jkvm: preemptors: (\\d+) preemptions of vCPU threads on host CPUs 0, ([0-9.]+) s waited behind:");
+    private static final Pattern WINDOW_HEAD = Pattern.compile(
+            "jkvm: preemptors over the workload: (\\d+) preemptions of vCPU threads on host CPUs 0, ([0-9.]+) s waited behind:");
+    private static final Pattern WORKLOAD = Pattern.compile("jkvm: workload: ([0-9.]+) s from the guest's ready line to its result");
     private static final Pattern ROW = Pattern.compile(
             "jkvm:   (vcpu|vmm|other|idle|)\\s+(.+?)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)%\\s+(\\d+)");
     private static Path image;
@@ -54,7 +58,7 @@ class Arm64PreemptorsTest {
         for (String name : List.of("hog", "vmm-pin")) {
             Steps.Step step = Steps.require(steps, name);
             assertEquals(0, step.exitCode(), step.output());
-            step.output().lines().filter(l -> l.startsWith("jkvm: preemptors") || l.startsWith("jkvm:   "))
+            step.output().lines().filter(l -> l.startsWith("jkvm: preemptors") || l.startsWith("jkvm:   ") || l.startsWith("jkvm: workload"))
                     .forEach(l -> System.err.println("preemptors, " + name + ": " + l));
             List<Row> rows = rows(step);
             Row vcpus = rows.stream().filter(row -> row.kind().equals("vcpu")).findFirst()
@@ -66,6 +70,18 @@ class Arm64PreemptorsTest {
             assertTrue(sh.share() >= 5 && sh.cameNext() > 0, name + ": the hog takes its turn (measured: 39.5%): " + sh);
             double sum = rows.stream().mapToDouble(Row::share).sum();
             assertEquals(100, sum, 1.5, name + ": the rows (the top ones and the rest's sum) are the whole wait: " + rows);
+
+            Matcher whole = HEAD.matcher(step.output());
+            Matcher window = WINDOW_HEAD.matcher(step.output());
+            Matcher workload = WORKLOAD.matcher(step.output());
+            assertTrue(whole.find() && window.find() && workload.find(), name + ": no workload window:\n" + step.output());
+            double seconds = Double.parseDouble(workload.group(1));
+            assertTrue(seconds >= 3.5 && seconds < 60, name + ": a 4 s workload's window lasted " + seconds + " s");
+            assertTrue(Long.parseLong(window.group(1)) <= Long.parseLong(whole.group(1))
+                    && Double.parseDouble(window.group(2)) <= Double.parseDouble(whole.group(2)),
+                    name + ": the window is part of the run: " + window.group() + " against " + whole.group());
+            assertTrue(Double.parseDouble(window.group(2)) > 1, name + ": 4 busy vCPUs and a hog for 4 s on one CPU wait seconds: "
+                    + window.group());
         }
         // With the rest of jkvm on CPU 1, none of its threads runs where the vCPUs wait.
         double jkvm = rows(Steps.require(steps, "vmm-pin")).stream().filter(row -> row.kind().equals("vmm"))
@@ -80,7 +96,10 @@ class Arm64PreemptorsTest {
         double waited = Double.parseDouble(head.group(2));
         assertTrue(waited > 1, "4 busy vCPUs for 4 s on one CPU wait seconds, not " + waited + " s");
         List<Row> rows = new ArrayList<>();
-        Matcher m = ROW.matcher(step.output());
+        // the whole run's table: up to the workload window's, which follows it
+        String output = step.output();
+        int windowAt = output.indexOf("jkvm: preemptors over the workload");
+        Matcher m = ROW.matcher(windowAt < 0 ? output : output.substring(0, windowAt));
         while (m.find()) {
             rows.add(new Row(m.group(1), m.group(2), Integer.parseInt(m.group(3)), Double.parseDouble(m.group(4)),
                     Double.parseDouble(m.group(5)), Long.parseLong(m.group(6))));

@@ -1,0 +1,62 @@
+package org.jkvm.cli;
+
+import java.io.OutputStream;
+import java.util.Optional;
+
+import org.jkvm.experiment.EdgeCounts;
+import org.jkvm.experiment.WindowEdges;
+import org.jkvm.pvlock.FlagMark;
+import org.jkvm.pvlock.PreemptorWatch;
+import org.jkvm.pvlock.Preemptors;
+import org.jkvm.pvlock.PvLockDevice;
+import org.jkvm.vmm.kvmstats.KvmStatsWindow;
+import org.jkvm.vmm.launch.Launch;
+
+/**
+ * {@code jkvm run}'s view of the guest's workload, where the guest marks one: the console passes
+ * through {@link WindowEdges}, which reads KVM's statistics, the preemptor tally and the
+ * {@code preempted} flags at the guest's ready line and at its first result line, as an
+ * experiment's run does. A run's whole-run figures carry the boot and the power-off (a quarter to
+ * a third of the vCPUs' waits in preemptors-4on1); these cover the workload alone.
+ */
+final class WorkloadWindow {
+    private final WindowEdges<EdgeCounts> console;
+
+    /** A window over the guest's console, which goes on to {@code out}. */
+    WorkloadWindow(OutputStream out) {
+        console = new WindowEdges<>(out);
+    }
+
+    /** The guest's console, to hand to the launch. */
+    OutputStream console() {
+        return console;
+    }
+
+    /** Reads the launch's counters at each edge from now on. */
+    void watch(Launch launch, Optional<PreemptorWatch> preemptors, PvLockDevice pvLock) {
+        console.watch(() -> EdgeCounts.now(launch.kvmStatistics().snapshot(), preemptors.map(PreemptorWatch::mark),
+                pvLock.flagMark()));
+    }
+
+    /**
+     * What happened in the window, once the guest has printed both edges.
+     *
+     * @param nanos      from the ready line to the result line
+     * @param kvm        KVM's statistics over it
+     * @param preemptors who the vCPUs waited behind in it, where {@code --preemptors} watched
+     * @param flagged    the vCPUs' mean share of it with {@code preempted} set, 0 to 1; NaN where PV lock measured none
+     */
+    record Figures(long nanos, KvmStatsWindow kvm, Optional<Preemptors> preemptors, double flagged) {}
+
+    /** The window's figures, or empty where the guest did not print both edges. */
+    Optional<Figures> figures(Launch launch, Optional<PreemptorWatch> preemptors) {
+        return console.edges().map(e -> {
+            EdgeCounts from = e.start();
+            EdgeCounts to = e.end();
+            Optional<Preemptors> waited = preemptors.flatMap(w -> from.preemptors().flatMap(a -> to.preemptors().map(b -> w.between(a, b))));
+            double flagged = from.flags().isPresent() && to.flags().isPresent()
+                    ? FlagMark.meanShare(from.flags().get(), to.flags().get()) : Double.NaN;
+            return new Figures(to.at() - from.at(), launch.kvmStatistics().window(from.kvm(), to.kvm()), waited, flagged);
+        });
+    }
+}
