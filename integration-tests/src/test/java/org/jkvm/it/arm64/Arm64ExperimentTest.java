@@ -174,7 +174,7 @@ class Arm64ExperimentTest {
      * arm64-host/experiment from this machine: one host boot per set of host kernel arguments
      * (here plain and {@code kvm-arm.wfe_trap_policy=notrap}), each running only its variant; the
      * results come back into the local log and the report is written here; run again, it boots
-     * nothing.
+     * nothing. The hosts have the CPUs {@code --smp} asks for: the rest of jkvm runs on a third.
      */
     @Test
     void theDriverBootsOneHostPerSetOfHostKernelArguments(@TempDir Path tmp) throws Exception {
@@ -184,6 +184,7 @@ class Arm64ExperimentTest {
                     { "name": "trap", "pvlock": "off" },
                     { "name": "notrap", "pvlock": "off", "host_kernel_args": "kvm-arm.wfe_trap_policy=notrap" }
                   ],
+                  "vmm_pin": "2",
                   "repetitions": 1
                 """);
         Path driver = EmulatedArm64Host.repo().resolve("arm64-host/experiment");
@@ -200,6 +201,8 @@ class Arm64ExperimentTest {
         List<String> results = Files.readAllLines(tmp.resolve("wfe.results.jsonl"));
         assertEquals(2, results.size(), String.join("\n", results));
         assertTrue(results.stream().allMatch(l -> l.contains("\"value\":") && !l.contains("\"value\":null")), String.join("\n", results));
+        assertTrue(results.stream().allMatch(l -> l.contains("\"placement\":{\"pin\":\"0\",\"vmm_pin\":\"2\"}")),
+                "each run had a host with a third CPU for the rest of jkvm:\n" + String.join("\n", results));
         assertTrue(Files.readString(tmp.resolve("out/report.txt")).contains("Experiment wfe: 2 of 2 measured runs"),
                 Files.readString(tmp.resolve("out/report.txt")));
         assertTrue(Files.readString(tmp.resolve("out/chart.svg")).contains("<svg"));
@@ -213,7 +216,7 @@ class Arm64ExperimentTest {
     private record Driven(int exitCode, String output) {}
 
     private static Driven drive(Path driver, Path spec, Path out) throws Exception {
-        Process p = new ProcessBuilder(driver.toString(), "--out", out.toString(), "--timeout", "900", spec.toString())
+        Process p = new ProcessBuilder(driver.toString(), "--out", out.toString(), "--timeout", "900", "--smp", "3", spec.toString())
                 .redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(20, TimeUnit.MINUTES), "arm64-host/experiment did not finish");
