@@ -13,15 +13,11 @@ final class PreemptorsText {
 
     private PreemptorsText() {}
 
-    /**
-     * Prints tally {@code p} of the span {@code span} names ("" for the whole run, " over the workload"
-     * for its window, whose lost records are the whole run's).
-     */
+    /** Prints tally {@code p} of the span {@code span} names ("" for the whole run, " over the workload" for its window). */
     static void print(PrintWriter err, Preemptors p, String span) {
         err.printf("jkvm: preemptors%s: %d preemptions of vCPU threads on host CPUs %s, %.3f s waited behind:%s%n",
                 span, p.preemptions(), CpuSet.format(p.cpus()), p.waitedNanos() / 1e9,
-                p.lostRecords() == 0 ? "" : " (" + p.lostRecords() + " switch records lost" + (span.isEmpty() ? "" : " in the whole run")
-                        + ": rings full, the tally is short)");
+                p.lostRecords() == 0 ? "" : " (" + p.lostRecords() + " switch records lost: rings full, the tally is short)");
         if (p.rows().isEmpty()) {
             err.flush();
             return;

@@ -55,7 +55,7 @@ final class RunStatsJson {
             Map<String, Object> t = new LinkedHashMap<>();
             t.put("preemptions", p.preemptions());
             t.put("waited_ms", p.waitedNanos() / 1_000_000);
-            t.put("records_lost_in_run", p.lostRecords());
+            t.put("records_lost", p.lostRecords());
             return t;
         }).orElse(null));
         m.put("kvm", kvm(w.kvm()));

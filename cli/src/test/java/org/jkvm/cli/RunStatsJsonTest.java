@@ -63,7 +63,7 @@ class RunStatsJsonTest {
                   "preemptors": {
                     "preemptions": 12,
                     "waited_ms": 3456,
-                    "records_lost_in_run": 2
+                    "records_lost": 2
                   },
                   "kvm": {
                     "unavailable": "none here"

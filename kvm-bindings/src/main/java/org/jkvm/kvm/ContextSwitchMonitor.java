@@ -70,10 +70,11 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         void switchedOut(int cpuIndex, int tid, int nextTid, boolean preempted, long monotonicNanos);
 
         /**
-         * The kernel dropped records of CPU {@code cpuIndex} up to {@code monotonicNanos} (its
-         * ring was full): what ran there meanwhile, and which task is there now, is unknown.
+         * The kernel dropped {@code count} records of CPU {@code cpuIndex} up to
+         * {@code monotonicNanos} (its ring was full): what ran there meanwhile, and which task is
+         * there now, is unknown.
          */
-        default void lost(int cpuIndex, long monotonicNanos) {}
+        default void lost(int cpuIndex, long count, long monotonicNanos) {}
     }
 
     /** How long {@link #pollCpus} holds back a switch: far longer than a record takes to be written. */
@@ -468,8 +469,9 @@ public final class ContextSwitchMonitor implements AutoCloseable {
                     merge.switchedOut(i, tid, next, preempted, time);
                 }
             } else if (type == RECORD_LOST) {
-                lost += ring.get(JAVA_LONG, (tail + LOST_COUNT) & mask);
-                if (cpuWide) merge.lost(i, ring.get(JAVA_LONG, (tail + size - SAMPLE_ID_TIME_FROM_END) & mask));
+                long count = ring.get(JAVA_LONG, (tail + LOST_COUNT) & mask);
+                lost += count;
+                if (cpuWide) merge.lost(i, count, ring.get(JAVA_LONG, (tail + size - SAMPLE_ID_TIME_FROM_END) & mask));
             }
             tail += size;
         }

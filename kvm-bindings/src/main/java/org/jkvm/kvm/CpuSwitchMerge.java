@@ -11,7 +11,7 @@ import java.util.Arrays;
  * less a margin, can still arrive). Lost-record notices go in the same order.
  */
 final class CpuSwitchMerge {
-    /** Marks a queued lost-record notice (no task has this tid). */
+    /** Marks a queued lost-record notice (no task has this tid); its next-task slot holds the count. */
     private static final int LOST = Integer.MIN_VALUE;
 
     private final Queue[] queues;
@@ -65,8 +65,8 @@ final class CpuSwitchMerge {
         queues[cpuIndex].add(tid, nextTid, preempted, when);
     }
 
-    void lost(int cpuIndex, long when) {
-        queues[cpuIndex].add(LOST, 0, false, when);
+    void lost(int cpuIndex, long count, long when) {
+        queues[cpuIndex].add(LOST, (int) Math.min(count, Integer.MAX_VALUE), false, when);
     }
 
     /**
@@ -91,7 +91,7 @@ final class CpuSwitchMerge {
             q.head = (h + 1) % q.time.length;
             q.size--;
             if (q.tid[h] == LOST) {
-                listener.lost(pick, q.time[h]);
+                listener.lost(pick, q.next[h], q.time[h]);
             } else {
                 listener.switchedOut(pick, q.tid[h], q.next[h], q.preempted[h], q.time[h]);
                 delivered++;

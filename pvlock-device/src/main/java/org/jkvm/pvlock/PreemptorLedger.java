@@ -35,6 +35,8 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     private final long[] waitSince;
     private final long[] preemptions;
     private final long[] waited;
+    /** Records the kernel dropped, as their notices came in time order. */
+    private long lostRecords;
     private final Map<Integer, Integer> vcpuOfTid = new HashMap<>();
     private final Map<Integer, Charge> charges = new LinkedHashMap<>();
     private final IntFunction<Preemptors.Who> who;
@@ -98,7 +100,8 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
 
     /** The ring of the monitor's CPU {@code cpuIndex} overflowed: its waits and its running task are unknown. */
     @Override
-    public synchronized void lost(int cpuIndex, long when) {
+    public synchronized void lost(int cpuIndex, long count, long when) {
+        lostRecords += count;
         int cpu = cpuOf[cpuIndex];
         for (int v = 0; v < waitCpu.length; v++) {
             if (waitCpu[v] == cpu) leave(v);
@@ -142,19 +145,19 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
      * The ledger's counts at one moment: what each task had been charged, and the preemptions
      * and waits so far. Two marks give a window's tally ({@link #between}), e.g. a workload's.
      */
-    record Mark(Map<Integer, long[]> byTid, long preemptions, long waited) {
+    record Mark(Map<Integer, long[]> byTid, long preemptions, long waited, long lost) {
         /** Before anything was counted. */
-        static final Mark ZERO = new Mark(Map.of(), 0, 0);
+        static final Mark ZERO = new Mark(Map.of(), 0, 0, 0);
     }
 
     /** The counts so far. */
     synchronized Mark mark() {
         Map<Integer, long[]> byTid = new HashMap<>();
         charges.forEach((tid, c) -> byTid.put(tid, new long[] {c.nanos, c.took}));
-        return new Mark(byTid, Arrays.stream(preemptions).sum(), Arrays.stream(waited).sum());
+        return new Mark(byTid, Arrays.stream(preemptions).sum(), Arrays.stream(waited).sum(), lostRecords);
     }
 
-    /** The tally so far ({@link #between} the start and now). */
+    /** The tally so far, with the monitor's own count of the records the kernel dropped ({@code lostRecords}). */
     synchronized Preemptors tally(long lostRecords) {
         return between(Mark.ZERO, mark(), lostRecords);
     }
@@ -162,9 +165,14 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     /**
      * What was counted from {@code from} to {@code to}, the tasks of one name and kind taken
      * together (a workload's many short processes, a pool's threads), largest charge first; a
-     * task counts among a row's tasks where it was charged in between.
+     * task counts among a row's tasks where it was charged in between. Its lost records are
+     * those whose notices came between the two marks.
      */
-    synchronized Preemptors between(Mark from, Mark to, long lostRecords) {
+    synchronized Preemptors between(Mark from, Mark to) {
+        return between(from, to, to.lost() - from.lost());
+    }
+
+    private Preemptors between(Mark from, Mark to, long lostRecords) {
         Map<Preemptors.Who, long[]> byWho = new LinkedHashMap<>();
         for (Map.Entry<Integer, Charge> e : charges.entrySet()) {
             long[] end = to.byTid().get(e.getKey());

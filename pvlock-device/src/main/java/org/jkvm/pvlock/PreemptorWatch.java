@@ -147,11 +147,11 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
     }
 
     /**
-     * What was counted between two marks of this watch. Its {@link Preemptors#lostRecords} are the
-     * whole run's (the kernel's overflow counts are not placed in time): an upper bound for the window.
+     * What was counted between two marks of this watch, the records the kernel dropped in between
+     * among it (each overflow notice carries its time).
      */
     public Preemptors between(Mark from, Mark to) {
-        return ledger.between(from.counts, to.counts, monitor.lostRecords());
+        return ledger.between(from.counts, to.counts);
     }
 
     /** The tally's counts at one moment ({@link #mark}). */

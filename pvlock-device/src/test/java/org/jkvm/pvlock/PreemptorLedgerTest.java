@@ -63,7 +63,7 @@ class PreemptorLedgerTest {
         l.switchedOut(0, 101, 301, true, 30 * MS);   // power-off: the hog, 10 ms
         l.switchedOut(0, 301, 101, true, 40 * MS);
 
-        Preemptors w = l.between(start, end, 0);
+        Preemptors w = l.between(start, end);
         assertEquals(2, w.preemptions(), "vCPU 0 by vCPU 1, vCPU 1 by jkvm's thread");
         assertEquals(7 * MS + 2 * MS, w.waitedNanos());
         assertEquals(List.of(new Preemptors.Row(Preemptors.Who.VCPUS, 1, 7 * MS, 1),
@@ -92,11 +92,24 @@ class PreemptorLedgerTest {
     }
 
     @Test
+    void aWindowCountsTheRecordsLostInItNotTheWholeRuns() {
+        PreemptorLedger l = ledger(0);
+        l.lost(0, 3, 5 * MS);                        // boot
+        PreemptorLedger.Mark start = l.mark();
+        l.lost(0, 2, 10 * MS);                       // the workload
+        PreemptorLedger.Mark end = l.mark();
+        l.lost(0, 5, 20 * MS);                       // power-off
+
+        assertEquals(2, l.between(start, end).lostRecords(), "the window's tally is short by its own losses only");
+        assertEquals(10, l.tally(10).lostRecords(), "the run's are the monitor's count");
+    }
+
+    @Test
     void aRingThatOverflowedEndsTheWaitsOnItsCpuUncharged() {
         PreemptorLedger l = ledger(3, 5);
         l.switchedOut(0, 0, 101, false, 0);          // CPU 3: vCPU 0 comes in
         l.switchedOut(0, 101, 301, true, 10 * MS);   // preempted by the hog
-        l.lost(0, 14 * MS);                          // CPU 3's records up to 14 ms dropped: vCPU 0's return among them?
+        l.lost(0, 4, 14 * MS);                       // CPU 3's records up to 14 ms dropped: vCPU 0's return among them?
         l.switchedOut(0, 301, 201, true, 40 * MS);   // the hog, running across the loss, is not charged
         l.switchedOut(1, 0, 102, false, 41 * MS);    // CPU 5 goes on as before
         l.switchedOut(1, 102, 302, true, 42 * MS);
