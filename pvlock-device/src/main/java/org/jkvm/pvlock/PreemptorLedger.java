@@ -40,6 +40,7 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     private final Map<Integer, Integer> vcpuOfTid = new HashMap<>();
     private final Map<Integer, Charge> charges = new LinkedHashMap<>();
     private final IntFunction<Preemptors.Who> who;
+    private final Preemptors.Who taskZero;
 
     /** What one task kept the vCPUs from, and how many preemptions it took over from one. */
     private static final class Charge {
@@ -55,10 +56,12 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     /**
      * @param vcpus how many vCPUs
      * @param cpus  the CPU numbers the monitor reads, in its order
-     * @param who   names a task that is neither idle nor a vCPU thread, by tid (called once per task,
-     *              when it is first charged: it has just run, so it is most likely still there)
+     * @param who      names a task that is neither idle nor a vCPU thread, by tid (called once per task,
+     *                 when it is first charged: it has just run, so it is most likely still there)
+     * @param taskZero what the records' task 0 is: the idle task, or in a nested PID namespace also
+     *                 every task outside it ({@link Preemptors.Who#IDLE_OR_OUTSIDE})
      */
-    PreemptorLedger(int vcpus, int[] cpus, IntFunction<Preemptors.Who> who) {
+    PreemptorLedger(int vcpus, int[] cpus, IntFunction<Preemptors.Who> who, Preemptors.Who taskZero) {
         this.cpuOf = cpus.clone();
         int top = Arrays.stream(cpus).max().orElse(0) + 1;
         this.since = new long[top];
@@ -70,6 +73,7 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
         this.preemptions = new long[vcpus];
         this.waited = new long[vcpus];
         this.who = who;
+        this.taskZero = taskZero;
     }
 
     /** Vcpu {@code vcpu} runs on host thread {@code tid} from now on. */
@@ -132,7 +136,7 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     private Charge chargeOf(int tid) {
         Charge c = charges.get(tid);
         if (c == null) {
-            Preemptors.Who w = tid == 0 ? Preemptors.Who.IDLE
+            Preemptors.Who w = tid == 0 ? taskZero
                     : vcpuOfTid.containsKey(tid) ? Preemptors.Who.VCPUS
                     : who.apply(tid);
             c = new Charge(w);

@@ -38,7 +38,8 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
     private PreemptorWatch(int vcpus, BitSet cpus, ContextSwitchMonitor monitor, BitSet pollerCpus) {
         this.cpus = cpus;
         this.monitor = monitor;
-        this.ledger = new PreemptorLedger(vcpus, cpus.stream().toArray(), PreemptorWatch::name);
+        this.ledger = new PreemptorLedger(vcpus, cpus.stream().toArray(), PreemptorWatch::name,
+                PidNamespace.nested() ? Preemptors.Who.IDLE_OR_OUTSIDE : Preemptors.Who.IDLE);
         this.poller = Thread.ofPlatform().name("preemptor-watch").daemon().unstarted(() -> poll(pollerCpus));
     }
 

@@ -46,6 +46,11 @@ public record Preemptors(BitSet cpus, long preemptions, long waitedNanos, List<R
     public record Who(Kind kind, String name) {
         /** The idle task. */
         public static final Who IDLE = new Who(Kind.IDLE, "idle");
+        /**
+         * What a switch names as task 0 where jkvm runs in a nested PID namespace (a container):
+         * the idle task, or any task outside the namespace, which perf cannot name from inside.
+         */
+        public static final Who IDLE_OR_OUTSIDE = new Who(Kind.IDLE, "idle, or a task outside this PID namespace");
         /** The VM's vCPU threads, taken together (what overcommit puts in a vCPU's way). */
         public static final Who VCPUS = new Who(Kind.VCPU, "vCPUs of this VM");
         /** The vCPU threads of the process's other VMs (an experiment's run of several). */

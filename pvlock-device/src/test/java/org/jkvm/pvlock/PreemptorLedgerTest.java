@@ -18,7 +18,7 @@ class PreemptorLedgerTest {
     private static PreemptorLedger ledger(int... cpus) {
         PreemptorLedger l = new PreemptorLedger(2, cpus, tid -> tid == 201
                 ? new Preemptors.Who(Preemptors.Kind.VMM, "C1 CompilerThre")
-                : new Preemptors.Who(Preemptors.Kind.OTHER, "hog"));
+                : new Preemptors.Who(Preemptors.Kind.OTHER, "hog"), Preemptors.Who.IDLE);
         l.vcpuThread(0, 101);
         l.vcpuThread(1, 102);
         return l;
@@ -121,9 +121,22 @@ class PreemptorLedgerTest {
     }
 
     @Test
+    void taskZeroIsNamedAsTheLedgerWasToldInAContainerNotSimplyIdle() {
+        PreemptorLedger l = new PreemptorLedger(2, new int[] {0}, tid -> Preemptors.Who.OTHER_VMS_VCPUS,
+                Preemptors.Who.IDLE_OR_OUTSIDE);
+        l.vcpuThread(0, 101);
+        l.switchedOut(0, 0, 101, false, 0);
+        l.switchedOut(0, 101, 0, true, 10 * MS);     // a task perf cannot name from inside preempts vCPU 0
+        l.switchedOut(0, 0, 101, false, 14 * MS);
+
+        assertEquals(List.of(new Preemptors.Row(Preemptors.Who.IDLE_OR_OUTSIDE, 1, 4 * MS, 1)), l.tally(0).rows(),
+                "in a nested PID namespace the 4 ms are not claimed as the idle task's");
+    }
+
+    @Test
     void aVcpuThreadThatRanBeforeItWasRegisteredIsStillOneOfThisVms() {
         // As the watch names it: a thread called vcpu-N that is not (yet) this VM's.
-        PreemptorLedger l = new PreemptorLedger(2, new int[] {0}, tid -> Preemptors.Who.OTHER_VMS_VCPUS);
+        PreemptorLedger l = new PreemptorLedger(2, new int[] {0}, tid -> Preemptors.Who.OTHER_VMS_VCPUS, Preemptors.Who.IDLE);
         l.vcpuThread(0, 101);
         l.switchedOut(0, 0, 101, false, 0);
         l.switchedOut(0, 101, 102, true, 10 * MS);   // vCPU 1's thread runs before it is registered
