@@ -50,7 +50,7 @@ final class RunStatsJson {
     static Map<String, Object> workload(WorkloadWindow.Figures w) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("ms", w.nanos() / 1_000_000);
-        m.put("preempted_share", Double.isNaN(w.flagged()) ? null : Math.round(w.flagged() * 10_000) / 10_000.0);
+        m.put("mean_preempted_share", Double.isNaN(w.flagged()) ? null : Math.round(w.flagged() * 10_000) / 10_000.0);
         m.put("preemptors", w.preemptors().map(p -> {
             Map<String, Object> t = new LinkedHashMap<>();
             t.put("preemptions", p.preemptions());

@@ -59,7 +59,7 @@ class RunStatsJsonTest {
         assertEquals("""
                 {
                   "ms": 5012,
-                  "preempted_share": 0.1235,
+                  "mean_preempted_share": 0.1235,
                   "preemptors": {
                     "preemptions": 12,
                     "waited_ms": 3456,
@@ -71,7 +71,7 @@ class RunStatsJsonTest {
                 }""", Json.pretty(RunStatsJson.workload(w)));
         Map<String, Object> unmeasured = RunStatsJson.workload(new WorkloadWindow.Figures(1_000_000, KvmStatsWindow.unavailable("x"),
                 Optional.empty(), Double.NaN));
-        assertNull(unmeasured.get("preempted_share"), "PV lock off: no share, not 0");
+        assertNull(unmeasured.get("mean_preempted_share"), "PV lock off: no share, not 0");
         assertNull(unmeasured.get("preemptors"), "without --preemptors");
     }
 

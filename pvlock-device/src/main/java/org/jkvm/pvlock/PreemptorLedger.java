@@ -54,8 +54,8 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     }
 
     /**
-     * @param vcpus how many vCPUs
-     * @param cpus  the CPU numbers the monitor reads, in its order
+     * @param vcpus    how many vCPUs
+     * @param cpus     the CPU numbers the monitor reads, in its order
      * @param who      names a task that is neither idle nor a vCPU thread, by tid (called once per task,
      *                 when it is first charged: it has just run, so it is most likely still there)
      * @param taskZero what the records' task 0 is: the idle task, or in a nested PID namespace also

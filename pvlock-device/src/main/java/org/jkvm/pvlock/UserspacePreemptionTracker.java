@@ -191,12 +191,14 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         }
     }
 
+    /** Stops tracking; the second and later calls (the device's close after the VM stopped) find nothing to stop or report. */
     @Override
     public void close() {
         Thread t;
         synchronized (this) {
             closing = true;
             t = poller;
+            poller = null;
         }
         if (t != null) {
             try {

@@ -68,16 +68,27 @@ class Arm64BootTest {
         }
         String json = Steps.require(out, "cpus2").output();
         int at = json.indexOf("\"kvm\": {");
-        assertTrue(at >= 0, "no KVM statistics in --stats-json:\n" + json);
-        String kvm = json.substring(at);
+        int workloadAt = json.indexOf("\"workload\": {", at);
+        assertTrue(at >= 0 && workloadAt > at, "no KVM statistics, or no workload window (the guest's ready line to its"
+                + " command's exit), in --stats-json:\n" + json);
+        String kvm = json.substring(at, workloadAt);
+        String workload = json.substring(workloadAt);
         assertFalse(kvm.contains("\"unavailable\""), "KVM statistics unavailable on the 6.12 host:\n" + kvm);
-        System.err.println("KVM statistics of a 2-vCPU boot (emulated arm64 host):\n" + kvm);
+        System.err.println("KVM statistics of a 2-vCPU boot (emulated arm64 host):\n" + kvm + "\nover its command:\n" + workload);
         for (String counter : List.of("wfi_exit_stat", "hvc_exit_stat", "exits")) {
-            long[] perVcpu = Pattern.compile("\"" + counter + "\": (\\d+)").matcher(kvm)
-                    .results().mapToLong(r -> Long.parseLong(r.group(1))).toArray();
+            long[] perVcpu = perVcpu(counter, kvm);
             assertEquals(2, perVcpu.length, counter + " per vCPU:\n" + kvm);
             assertTrue(Arrays.stream(perVcpu).sum() > 0, counter + " grew by nothing:\n" + kvm);
+            long[] inWindow = perVcpu(counter, workload);
+            assertEquals(2, inWindow.length, counter + " per vCPU over the command:\n" + workload);
+            assertTrue(Arrays.stream(inWindow).sum() <= Arrays.stream(perVcpu).sum(), counter + ": the command is part of the run");
         }
+        Matcher ms = Pattern.compile("\"ms\": (\\d+)").matcher(workload);
+        assertTrue(ms.find() && Long.parseLong(ms.group(1)) < 60_000, "the command's window has a length:\n" + workload);
+    }
+
+    private static long[] perVcpu(String counter, String json) {
+        return Pattern.compile("\"" + counter + "\": (\\d+)").matcher(json).results().mapToLong(r -> Long.parseLong(r.group(1))).toArray();
     }
 
     /**

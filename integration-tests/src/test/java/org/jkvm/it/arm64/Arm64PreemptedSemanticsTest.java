@@ -112,6 +112,11 @@ class Arm64PreemptedSemanticsTest {
         }
         Steps.Step user = Steps.require(out, "idle-userspace");
         assertTrue(count(user, "voluntary_switch_outs") >= 100, "the idle vCPUs halted:\n" + user.output());
+        String crowded = "jkvm: WARNING org.jkvm.pvlock.UserspacePreemptionTracker: the vCPUs could keep all 2 host CPUs";
+        assertEquals(1, user.output().lines().filter(l -> l.startsWith(crowded)).count(),
+                "the tracker without a CPU of its own says so, once, on one line:\n" + user.output());
+        assertTrue(Steps.require(out, "busy-userspace").output().lines().noneMatch(l -> l.startsWith(crowded)),
+                "with CPU 1 left to it the tracker does not warn");
         assertTrue(count(Steps.require(out, "busy-userspace"), "preemptions") > 0, "preemptions counted");
     }
 
