@@ -168,14 +168,16 @@ public final class PvLockDevice implements VmExtension {
     }
 
     /**
-     * Where jkvm's own PV-lock thread runs (userspace mode's tracker, kernel mode's sampler) and
-     * whether one of those CPUs is its own; empty where neither runs. Without a CPU of its own
-     * each of its wake-ups can preempt a vCPU it measures: an idle 4-vCPU guest on the emulated
-     * host's 2 CPUs had 1.4-2.7x the preemption in userspace mode than in kernel mode, and the
-     * same share per second waited once the vCPUs left the tracker a CPU (kernel/NOTES.md, I1/I2).
+     * Where jkvm's own PV-lock thread runs (userspace mode's tracker once the guest's first
+     * PV-lock call started it, kernel mode's sampler) and whether one of those CPUs is its own;
+     * empty where neither runs. Without a CPU of its own each of its wake-ups can preempt a vCPU
+     * it measures: the vCPUs of an idle 4-vCPU guest on the emulated host's 2 CPUs waited
+     * 1.4-2.7x as long in userspace mode as in kernel mode, and both modes flagged the same share
+     * per second waited once the vCPUs left the tracker a CPU (kernel/NOTES.md, I1/I2).
      */
     public Optional<TrackerCpus> threadCpus() {
-        return tracker != null || sampler != null ? Optional.of(threadCpus) : Optional.empty();
+        boolean runs = tracker != null && tracker.ranOn() != null || sampler != null;
+        return runs ? Optional.of(threadCpus) : Optional.empty();
     }
 
     /** Userspace mode: where the scheduler's switches come from (idle until the guest's first PV-lock call); null in other modes. */
