@@ -114,12 +114,6 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
     }
 
     @Override
-    public void entering(int vcpu) {}
-
-    @Override
-    public void left(int vcpu) {}
-
-    @Override
     public void stopped(int vcpu) {}
 
     /** Stops reading: the switches after the last vCPU stopped are no one's concern. */

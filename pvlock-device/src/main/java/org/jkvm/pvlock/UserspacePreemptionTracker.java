@@ -99,16 +99,6 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     }
 
     @Override
-    public void entering(int vcpu) {
-        // A thread entering KVM_RUN is on a CPU, and its flag already reads 0 ("running").
-    }
-
-    @Override
-    public void left(int vcpu) {
-        // Handling an exit in jkvm is not a preemption.
-    }
-
-    @Override
     public void stopped(int vcpu) {
         // A stopped vCPU is not preempted either; its flag stays as the last switch left it.
     }

@@ -132,12 +132,6 @@ class VcpuThreadsStopTest {
             public void started(int vcpu, int tid) {}
 
             @Override
-            public void entering(int vcpu) {}
-
-            @Override
-            public void left(int vcpu) {}
-
-            @Override
             public void stopped(int vcpu) {
                 try {
                     release.await();
@@ -165,7 +159,9 @@ class VcpuThreadsStopTest {
             }
 
             @Override
-            public void left(int vcpu) {}
+            public boolean followsEntries() {
+                return true;
+            }
 
             @Override
             public void stopped(int vcpu) {}

@@ -104,7 +104,9 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
     }
 
     @Override
-    public void left(int vcpu) {}
+    public boolean followsEntries() {
+        return true;
+    }
 
     @Override
     public void interrupted(int vcpu) {

@@ -96,13 +96,13 @@ public final class VcpuLoop implements Runnable {
 
     private void loop() {
         boolean timed = this.timed; // set before the thread started: one read serves the whole loop
+        VcpuRunListener entries = listener != null && listener.followsEntries() ? listener : null;
         long left = timed ? System.nanoTime() : 0;
         while (!machine.stopping()) {
-            if (listener != null) listener.entering(id);
+            if (entries != null) entries.entering(id);
             long entered = timed ? System.nanoTime() : 0;
             ExitReason exit = vcpu.run();
             long returned = timed ? System.nanoTime() : 0;
-            if (listener != null) listener.left(id);
             stats.exit(exit, returned - entered, entered - left);
             left = returned;
             switch (exit) {

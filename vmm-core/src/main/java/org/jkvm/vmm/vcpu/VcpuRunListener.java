@@ -1,19 +1,26 @@
 package org.jkvm.vmm.vcpu;
 
 /**
- * Told, on a vCPU's own thread, when the vCPU starts and as it enters and leaves KVM_RUN: what
- * a device needs that tracks whether each vCPU is running (the userspace PV-lock preemption
- * tracker). Called on the exit path: implementations must be quick and must not block.
+ * Told, on a vCPU's own thread, when the vCPU starts and stops, when a signal interrupts KVM_RUN,
+ * and, where it asks ({@link #followsEntries}), before each entry into KVM_RUN: what a device
+ * needs that follows the vCPU threads (the userspace PV-lock preemption tracker, the preemptor
+ * watch, the guest profiler). Called on the exit path: implementations must be quick and must
+ * not block.
  */
 public interface VcpuRunListener {
     /** The vCPU's thread is bound and about to run the guest for the first time. */
     void started(int vcpu, int tid);
 
-    /** The thread is about to enter KVM_RUN. */
-    void entering(int vcpu);
+    /** The thread is about to enter KVM_RUN; called only where {@link #followsEntries} says so. */
+    default void entering(int vcpu) {}
 
-    /** The thread has returned from KVM_RUN. */
-    void left(int vcpu);
+    /**
+     * Whether {@link #entering} is to be called: once per exit, so a listener that does not need
+     * it (most) costs the exit path nothing.
+     */
+    default boolean followsEntries() {
+        return false;
+    }
 
     /** The vCPU's thread is done with the guest. */
     void stopped(int vcpu);
@@ -24,8 +31,10 @@ public interface VcpuRunListener {
      */
     default void interrupted(int vcpu) {}
 
-    /** Tells {@code first}, then {@code second}. */
+    /** Tells {@code first}, then {@code second} (each of an entry only where it follows them). */
     static VcpuRunListener both(VcpuRunListener first, VcpuRunListener second) {
+        boolean firstEntries = first.followsEntries();
+        boolean secondEntries = second.followsEntries();
         return new VcpuRunListener() {
             @Override
             public void started(int vcpu, int tid) {
@@ -35,14 +44,13 @@ public interface VcpuRunListener {
 
             @Override
             public void entering(int vcpu) {
-                first.entering(vcpu);
-                second.entering(vcpu);
+                if (firstEntries) first.entering(vcpu);
+                if (secondEntries) second.entering(vcpu);
             }
 
             @Override
-            public void left(int vcpu) {
-                first.left(vcpu);
-                second.left(vcpu);
+            public boolean followsEntries() {
+                return firstEntries || secondEntries;
             }
 
             @Override

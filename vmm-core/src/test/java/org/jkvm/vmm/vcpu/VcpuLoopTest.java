@@ -196,32 +196,43 @@ class VcpuLoopTest {
     }
 
     @Test
-    void theListenerIsToldAroundEveryEntryIntoTheGuest() {
+    void aListenerFollowingEntriesIsToldBeforeEveryEntryIntoTheGuestAndOthersOnlyOfStartAndStop() {
         List<String> told = new ArrayList<>();
-        VcpuRunListener listener = new VcpuRunListener() {
+        ScriptedVcpu vcpu = new ScriptedVcpu(5, machine).exit(ExitReason.INTR);
+        new VcpuLoop(vcpu, mmio, hypercalls, NO_EVENTS, machine, null,
+                VcpuRunListener.both(lifecycle("follows", true, told), lifecycle("other", false, told))).run();
+        assertEquals(List.of("follows started 5", "other started 5", "follows entering 5", "follows entering 5",
+                "follows stopped 5", "other stopped 5"), told);
+
+        told.clear();
+        new VcpuLoop(new ScriptedVcpu(6, new RecordingMachine()).exit(ExitReason.INTR), mmio, hypercalls, NO_EVENTS,
+                new RecordingMachine(), null, lifecycle("alone", false, told)).run();
+        assertEquals(List.of("alone started 6", "alone stopped 6"), told, "no call on the exit path for a listener that does not ask");
+    }
+
+    /** A listener that records its calls as "NAME what vcpu"; it follows entries where {@code entries}. */
+    private static VcpuRunListener lifecycle(String name, boolean entries, List<String> told) {
+        return new VcpuRunListener() {
             @Override
             public void started(int vcpu, int tid) {
-                told.add("started " + vcpu + (tid > 0 ? "" : " without a tid"));
+                told.add(name + " started " + vcpu + (tid > 0 ? "" : " without a tid"));
             }
 
             @Override
             public void entering(int vcpu) {
-                told.add("entering " + vcpu);
+                told.add(name + " entering " + vcpu);
             }
 
             @Override
-            public void left(int vcpu) {
-                told.add("left " + vcpu);
+            public boolean followsEntries() {
+                return entries;
             }
 
             @Override
             public void stopped(int vcpu) {
-                told.add("stopped " + vcpu);
+                told.add(name + " stopped " + vcpu);
             }
         };
-        ScriptedVcpu vcpu = new ScriptedVcpu(5, machine).exit(ExitReason.INTR);
-        new VcpuLoop(vcpu, mmio, hypercalls, NO_EVENTS, machine, null, listener).run();
-        assertEquals(List.of("started 5", "entering 5", "left 5", "entering 5", "left 5", "stopped 5"), told);
     }
 
     @Test
@@ -279,12 +290,6 @@ class VcpuLoopTest {
         return new VcpuRunListener() {
             @Override
             public void started(int vcpu, int tid) {}
-
-            @Override
-            public void entering(int vcpu) {}
-
-            @Override
-            public void left(int vcpu) {}
 
             @Override
             public void stopped(int vcpu) {}
