@@ -25,6 +25,17 @@ final class LogLevel {
 
     private LogLevel() {}
 
+    /** The property java.util.logging's default formatter takes its line format from. */
+    private static final String JDK_FORMAT = "java.util.logging.SimpleFormatter.format";
+
+    /**
+     * Without --log-level the JDK's own handler prints jkvm's records: one line each, as this
+     * class's do, not the JDK's default of a dated line and then the message. Call before anything logs.
+     */
+    static void oneLineByDefault() {
+        if (System.getProperty(JDK_FORMAT) == null) System.setProperty(JDK_FORMAT, "jkvm: %4$s %3$s: %5$s%6$s%n");
+    }
+
     /** Sends records at {@code level} and above to stderr. */
     static void apply(Level level) {
         java.util.logging.Level jul = switch (level) {

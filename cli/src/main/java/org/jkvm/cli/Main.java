@@ -31,9 +31,6 @@ public final class Main {
             new Subcommand("experiment", ExperimentCommand::spec),
             new Subcommand("help", () -> CommandLine.HelpCommand.class));
 
-    /** The property java.util.logging's default formatter takes its line format from. */
-    private static final String JUL_FORMAT = "java.util.logging.SimpleFormatter.format";
-
     /** When main began: logged once --log-level has said whether start-up marks are wanted. */
     private static final long MAIN_ENTERED = System.currentTimeMillis();
 
@@ -99,9 +96,7 @@ public final class Main {
 
     /** Runs one jkvm command line and answers its exit code; a failed write to stdout is a failure. */
     static int execute(String[] args) {
-        // Without --log-level the JDK's own handler prints jkvm's records: one line each, as LogLevel's do,
-        // not its default of a dated line and then the message.
-        if (System.getProperty(JUL_FORMAT) == null) System.setProperty(JUL_FORMAT, "jkvm: %4$s %3$s: %5$s%6$s%n");
+        LogLevel.oneLineByDefault();
         // run's KVM-side start-up work, overlapped with building the command line and parsing it
         if (named(List.of(args)) == RUN) WarmUp.start();
         CommandLine cl = commandLine(List.of(args));

@@ -5,7 +5,6 @@ import java.util.Optional;
 
 import org.jkvm.experiment.EdgeCounts;
 import org.jkvm.experiment.WindowEdges;
-import org.jkvm.pvlock.FlagMark;
 import org.jkvm.pvlock.PreemptorWatch;
 import org.jkvm.pvlock.Preemptors;
 import org.jkvm.pvlock.PvLockDevice;
@@ -50,13 +49,8 @@ final class WorkloadWindow {
 
     /** The window's figures, or empty where the guest did not print both edges. */
     Optional<Figures> figures(Launch launch, Optional<PreemptorWatch> preemptors) {
-        return console.edges().map(e -> {
-            EdgeCounts from = e.start();
-            EdgeCounts to = e.end();
-            Optional<Preemptors> waited = preemptors.flatMap(w -> from.preemptors().flatMap(a -> to.preemptors().map(b -> w.between(a, b))));
-            double flagged = from.flags().isPresent() && to.flags().isPresent()
-                    ? FlagMark.meanShare(from.flags().get(), to.flags().get()) : Double.NaN;
-            return new Figures(to.at() - from.at(), launch.kvmStatistics().window(from.kvm(), to.kvm()), waited, flagged);
-        });
+        return console.edges().map(e -> new Figures(e.end().at() - e.start().at(),
+                launch.kvmStatistics().window(e.start().kvm(), e.end().kvm()),
+                preemptors.flatMap(w -> e.start().waitedBehind(e.end(), w)), e.start().flaggedShare(e.end())));
     }
 }

@@ -4,6 +4,7 @@ import java.util.Optional;
 
 import org.jkvm.pvlock.FlagMark;
 import org.jkvm.pvlock.PreemptorWatch;
+import org.jkvm.pvlock.Preemptors;
 import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
 
 /**
@@ -18,5 +19,15 @@ public record EdgeCounts(long at, KvmStatsSnapshot kvm, Optional<PreemptorWatch.
     /** The counters read now. */
     public static EdgeCounts now(KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags) {
         return new EdgeCounts(System.nanoTime(), kvm, preemptors, flags);
+    }
+
+    /** Who the vCPUs waited behind from here to {@code end}, where {@code watch} marked both edges. */
+    public Optional<Preemptors> waitedBehind(EdgeCounts end, PreemptorWatch watch) {
+        return preemptors.flatMap(from -> end.preemptors.map(to -> watch.between(from, to)));
+    }
+
+    /** The vCPUs' mean share of the window from here to {@code end} with {@code preempted} set; NaN where PV lock measured none. */
+    public double flaggedShare(EdgeCounts end) {
+        return flags.isPresent() && end.flags.isPresent() ? FlagMark.meanShare(flags.get(), end.flags.get()) : Double.NaN;
     }
 }

@@ -17,7 +17,6 @@ import java.util.OptionalLong;
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.ExperimentSpec.Workload;
 import org.jkvm.kvm.Kvm;
-import org.jkvm.pvlock.FlagMark;
 import org.jkvm.pvlock.PreemptorWatch;
 import org.jkvm.pvlock.Preemptors;
 import org.jkvm.pvlock.PvLockDevice;
@@ -307,7 +306,7 @@ public final class ExperimentRunner {
         List<Double> shares = new ArrayList<>();
         for (WindowEdges.Edges<EdgeCounts> e : edges) {
             if (e.start().flags().isEmpty() || e.end().flags().isEmpty()) return;
-            shares.add(FlagMark.meanShare(e.start().flags().get(), e.end().flags().get()));
+            shares.add(e.start().flaggedShare(e.end()));
         }
         FlaggedShare.put(host, shares);
     }
@@ -323,7 +322,7 @@ public final class ExperimentRunner {
             PreemptorWatch w = vms.get(i).launch.extension(PreemptorWatch.class);
             int vm = i;
             tallies.add(edges.map(all -> all.get(vm))
-                    .map(e -> w.between(e.start().preemptors().orElseThrow(), e.end().preemptors().orElseThrow()))
+                    .map(e -> e.start().waitedBehind(e.end(), w).orElseThrow())
                     .orElseGet(w::preemptors));
         }
         WaitedBehind.put(host, tallies, edges.isPresent());
