@@ -1,11 +1,13 @@
 package org.jkvm.experiment;
 
+import java.util.List;
 import java.util.Optional;
 
 import org.jkvm.pvlock.FlagMark;
 import org.jkvm.pvlock.PreemptorWatch;
 import org.jkvm.pvlock.Preemptors;
 import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
+import org.jkvm.vmm.vcpu.ThreadSchedStat;
 
 /**
  * The counters one VM's workload window is cut from ({@link WindowEdges}), read at one edge.
@@ -14,11 +16,20 @@ import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
  * @param kvm        KVM's statistics
  * @param preemptors the preemptor tally's counts, where the run watches who preempts the vCPUs
  * @param flags      how much each vCPU's {@code preempted} has read 1, where PV lock measures it
+ * @param vcpuThreads each vCPU thread's run and wait times ({@link org.jkvm.vmm.vcpu.VcpuThreadTimes}), where read
+ * @param idle       how long each host CPU has been idle, where read
  */
-public record EdgeCounts(long at, KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags) {
-    /** The counters read now. */
+public record EdgeCounts(long at, KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags,
+                         Optional<List<ThreadSchedStat>> vcpuThreads, Optional<HostIdle> idle) {
+    /** The counters read now, without the threads' times or the host's idle time. */
     public static EdgeCounts now(KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags) {
-        return new EdgeCounts(System.nanoTime(), kvm, preemptors, flags);
+        return new EdgeCounts(System.nanoTime(), kvm, preemptors, flags, Optional.empty(), Optional.empty());
+    }
+
+    /** The counters read now, with the vCPU threads' times and the host CPUs' idle time. */
+    static EdgeCounts now(KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags,
+                          Optional<List<ThreadSchedStat>> vcpuThreads) {
+        return new EdgeCounts(System.nanoTime(), kvm, preemptors, flags, vcpuThreads, HostIdle.now());
     }
 
     /** Who the vCPUs waited behind from here to {@code end}, where {@code watch} marked both edges. */

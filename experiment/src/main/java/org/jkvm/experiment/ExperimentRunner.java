@@ -37,6 +37,7 @@ import org.jkvm.vmm.profile.ProfileReport;
 import org.jkvm.vmm.profile.SymbolTable;
 import org.jkvm.vmm.vcpu.ThreadSchedStat;
 import org.jkvm.vmm.vcpu.VcpuStats;
+import org.jkvm.vmm.vcpu.VcpuThreadTimes;
 
 /**
  * Runs one cell of the matrix for real: launches the spec's VMs for that variant and workload in
@@ -115,7 +116,7 @@ public final class ExperimentRunner {
             placed.putAll(placement.place(v));
             VmConfig config = spec.vmConfig(v, run.workload());
             boolean profiled = spec.profiled(run);
-            List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(v.pvlock())));
+            List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(v.pvlock()), VcpuThreadTimes.attaching()));
             if (spec.preemptors()) attach.add(PreemptorWatch.attaching());
             if (profiled) {
                 attach.add(GuestProfiler.attaching(ExperimentSpec.PROFILE_HZ));
@@ -129,8 +130,9 @@ public final class ExperimentRunner {
                 Optional<PreemptorWatch> watch = spec.preemptors() ? Optional.of(r.launch.extension(PreemptorWatch.class))
                         : Optional.empty();
                 PvLockDevice pvLock = r.launch.extension(PvLockDevice.class);
+                VcpuThreadTimes threads = r.launch.extension(VcpuThreadTimes.class);
                 r.console.watch(() -> EdgeCounts.now(r.launch.kvmStatistics().snapshot(), watch.map(PreemptorWatch::mark),
-                        pvLock.flagMark()));
+                        pvLock.flagMark(), threads.mark()));
             }
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {
@@ -150,6 +152,7 @@ public final class ExperimentRunner {
             Optional<List<WindowEdges.Edges<EdgeCounts>>> edges = workloadEdges(vms);
             if (spec.preemptors()) preemptors(host, vms, edges);
             edges.ifPresent(e -> flaggedShare(host, e));
+            edges.ifPresent(e -> WindowTimes.put(host, e, spec.pinSet(v)));
             if (profiled) writeProfiles(run, vms);
             RunKvmStats kvmStats = kvmStats(vms, edges);
             RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(VmRun::text).toList());

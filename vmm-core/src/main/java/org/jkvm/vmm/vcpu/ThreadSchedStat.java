@@ -26,6 +26,18 @@ public record ThreadSchedStat(long onCpuNanos, long waitingNanos) {
         }
     }
 
+    /**
+     * The figures of thread {@code tid} of this process, read from any thread; empty where the
+     * kernel does not offer them or the thread has ended.
+     */
+    public static Optional<ThreadSchedStat> ofThread(int tid) {
+        try {
+            return parse(Files.readString(Path.of("/proc/self/task", Integer.toString(tid), "schedstat")));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     /** Parses the file's one line, "on-cpu-ns wait-ns timeslices". */
     static Optional<ThreadSchedStat> parse(String line) {
         String[] f = line.strip().split("\\s+");
