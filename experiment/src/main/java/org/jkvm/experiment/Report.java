@@ -69,11 +69,12 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
      * @param tracker        the {@link TrackerDelay.Summary} of its measured runs' delays, or null when none recorded them
      * @param waited         the {@link WaitedBehind.Summary} of its measured runs, or null when none recorded it
      * @param flagged        the {@link FlaggedShare.Summary} of its measured runs, or null when none recorded it
+     * @param account        the {@link WindowAccount.Summary} of its measured runs, or null when none recorded it
      */
     public record Cell(String variant, Stats stats, int failed, double changeMean, double changeMedian,
                        double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,
                        MedianInterval medianInterval, double welchP, GuestFigures guest, TrackerDelay.Summary tracker,
-                       WaitedBehind.Summary waited, FlaggedShare.Summary flagged) {}
+                       WaitedBehind.Summary waited, FlaggedShare.Summary flagged, WindowAccount.Summary account) {}
 
     /**
      * Notes each variant whose results ran with threads placed otherwise than the spec now says
@@ -154,6 +155,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
             Map<String, TrackerDelay.Summary> tracker = new LinkedHashMap<>();
             Map<String, WaitedBehind.Summary> waited = new LinkedHashMap<>();
             Map<String, FlaggedShare.Summary> flagged = new LinkedHashMap<>();
+            Map<String, WindowAccount.Summary> account = new LinkedHashMap<>();
             for (Variant v : spec.variants()) {
                 List<RunResult> list = cells.getOrDefault(v.name(), List.of());
                 List<Double> values = new ArrayList<>();
@@ -161,6 +163,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                 List<TrackerDelay> delays = new ArrayList<>();
                 List<WaitedBehind> behind = new ArrayList<>();
                 List<FlaggedShare> shares = new ArrayList<>();
+                List<WindowAccount> accounts = new ArrayList<>();
                 int f = 0;
                 for (RunResult r : list) {
                     if (r.ok()) values.add(r.value());
@@ -169,11 +172,13 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                     TrackerDelay.of(r).ifPresent(delays::add);
                     WaitedBehind.of(r).ifPresent(behind::add);
                     FlaggedShare.of(r).ifPresent(shares::add);
+                    WindowAccount.of(r, w.seconds()).ifPresent(accounts::add);
                 }
                 guest.put(v.name(), GuestFigures.mean(figures));
                 tracker.put(v.name(), TrackerDelay.Summary.of(delays));
                 waited.put(v.name(), WaitedBehind.Summary.of(behind));
                 flagged.put(v.name(), FlaggedShare.Summary.of(shares));
+                account.put(v.name(), WindowAccount.Summary.of(accounts));
                 stats.put(v.name(), Stats.of(values));
                 samples.put(v.name(), values.stream().mapToDouble(Double::doubleValue).toArray());
                 failed.put(v.name(), f);
@@ -195,7 +200,8 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                         wbMean, wbMedian, relMean, Math.min(relA, relB), Math.max(relA, relB),
                         v.name().equals(base) ? MedianInterval.NONE : MedianInterval.of(samples.get(base), samples.get(v.name()), better),
                         v.name().equals(base) ? Double.NaN : LogWelch.p(samples.get(base), samples.get(v.name())),
-                        guest.get(v.name()), tracker.get(v.name()), waited.get(v.name()), flagged.get(v.name())));
+                        guest.get(v.name()), tracker.get(v.name()), waited.get(v.name()), flagged.get(v.name()),
+                        account.get(v.name())));
                 rels.get(v.name()).add(relMean);
             }
             rows.add(new WorkloadReport(w, unit == null ? "" : unit, better, known, out));

@@ -128,6 +128,7 @@ public final class ReportText {
         trackerTable(sb, report);
         waitedTable(sb, report);
         flaggedTable(sb, report);
+        accountTable(sb, report);
         if (!report.notes().isEmpty()) {
             sb.append('\n');
             for (String n : report.notes()) sb.append("note: ").append(n).append('\n');
@@ -200,6 +201,38 @@ public final class ReportText {
             return List.of(String.valueOf(s.runs()), num(s.pct()), interval(s.interval()));
         });
         d.render(sb, 2);
+    }
+
+    /** Where the workload's window went per cell, when any measured run recorded its times. */
+    private static void accountTable(StringBuilder sb, Report report) {
+        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.account() == null)) return;
+        sb.append("\nWhere the workload's window went: of the time of the CPUs the vCPUs are pinned to (CPUs x window), the\n")
+                .append("share idle and the share running vCPU threads; of the vCPUs' time (vCPUs x window), the share their threads\n")
+                .append("ran, waited runnable for a CPU, and KVM held them halted (the guest idle or asleep: KVM counts a halt until\n")
+                .append("the vCPU runs again, so a woken vCPU's wait for a CPU is in both wait and halted, which then add up to more than\n")
+                .append("100 with run); the vCPU threads' CPU ms per operation. Each a median over the runs; idle, halted and per\n")
+                .append("operation with a 95% bootstrap interval of the median\n\n");
+        Table d = new Table();
+        d.row(List.of("Workload", "variant", "runs", "CPUs idle %", "95% interval", "on vCPUs %", "vCPUs run %", "wait %",
+                "halted %", "95% interval", "CPU ms/op", "95% interval"));
+        cellRows(d, report, c -> c.account() != null, (w, c) -> {
+            WindowAccount.Summary a = c.account();
+            return List.of(String.valueOf(a.runs()), percentOf(a.cpusIdle()), percentOf(a.idleInterval()),
+                    percentOf(a.cpusOnVcpus()), percentOf(a.vcpusRunning()), percentOf(a.vcpusWaiting()),
+                    percentOf(a.vcpusHalted()), percentOf(a.haltedInterval()),
+                    num(a.cpuMsPerOp()), interval(a.perOpInterval()));
+        });
+        d.render(sb, 2);
+    }
+
+    /** A share (0 to 1) as a percentage. */
+    private static String percentOf(double share) {
+        return num(100 * share);
+    }
+
+    /** An interval of a share as one of percentages. */
+    private static String percentOf(MedianInterval m) {
+        return interval(new MedianInterval(100 * m.low(), 100 * m.high()));
     }
 
     /** What a cell's waits span: "workload", "run", or how many of its runs spanned the workload. */

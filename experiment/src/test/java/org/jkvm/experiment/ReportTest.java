@@ -285,6 +285,40 @@ class ReportTest {
     }
 
     @Test
+    void theWindowsAccountSharesOutTheCpusAndTheVcpusTimePerRunThenTakesTheMedian() {
+        ExperimentSpec spec = spec();
+        assertTrue(!Report.of(spec, results(spec)).text().contains("Where the workload's window went"), "no table where no run told it");
+        long[] idleMs = {1000, 3000, 2000};
+        // 5 s window on 2 CPUs (10 s) and 4 vCPUs (20 s): vCPUs ran 8 s, waited 2 s, were halted 2.5 s each
+        List<RunResult> runs = results(spec, r -> !r.variant().name().equals("base") ? Map.of("exits", 5)
+                : Map.of(WindowTimes.MS, 5000L, WindowTimes.ON_CPU, 8000L, WindowTimes.WAITING, 2000L,
+                        WindowTimes.IDLE, r.warmup() ? 9000L : idleMs[r.repetition() - 1], WindowTimes.IDLE_CPUS, 2));
+        Map<String, Object> halted = Map.of("halt_wait_ns", 2_500_000_000L);
+        RunKvmStats kvm = new RunKvmStats(RunKvmStats.WORKLOAD, List.of(new RunKvmStats.Vm(null, Map.of(), List.of(halted, halted, halted, halted))));
+        Report rep = Report.of(spec, runs.stream().map(r -> r.withKvm(kvm)).toList());
+
+        WindowAccount.Summary cpu = rep.workloads().get(1).cell("base").account();
+        assertEquals(3, cpu.runs(), "the warm-up is left out");
+        assertEquals(0.2, cpu.cpusIdle(), EPS);
+        assertEquals(new MedianInterval(0.1, 0.3), cpu.idleInterval());
+        assertEquals(0.8, cpu.cpusOnVcpus(), EPS);
+        assertEquals(0.4, cpu.vcpusRunning(), EPS);
+        assertEquals(0.1, cpu.vcpusWaiting(), EPS);
+        assertEquals(0.5, cpu.vcpusHalted(), EPS);
+        assertEquals(16, cpu.cpuMsPerOp(), EPS, "8000 ms over 100 ops/s for 5 s");
+        assertTrue(Double.isNaN(rep.workloads().get(0).cell("base").account().cpuMsPerOp()), "hackbench's seconds are no rate of operations");
+        assertNull(rep.workloads().get(1).cell("pv").account());
+        String[] lines = rep.text().split("\n");
+        assertEquals("cpu        base        3        20.00  [10.00, 30.00]       80.00        40.00   10.00     50.00  [50.00, 50.00]"
+                + "      16.00  [16.00, 16.00]", find(lines, "cpu        base        3"));
+        assertTrue(find(lines, "hackbench  base        3").endsWith("  n/a             n/a"), "no CPU per operation for seconds");
+
+        Report noHalts = Report.of(spec, runs);
+        assertTrue(Double.isNaN(noHalts.workloads().get(1).cell("base").account().vcpusHalted()),
+                "without KVM's statistics over the window, no halted share");
+    }
+
+    @Test
     void variantsWhosePvLockThreadHadNoCpuOfItsOwnAreNoted() {
         ExperimentSpec spec = spec();
         Report rep = Report.of(spec, results(spec, r -> !r.variant().name().equals("pv") ? Map.of("exits", 5)
