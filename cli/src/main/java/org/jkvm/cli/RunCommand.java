@@ -41,6 +41,7 @@ import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
 import org.jkvm.vmm.launch.VmExtension;
 import org.jkvm.vmm.profile.SymbolTable;
+import org.jkvm.vmm.vcpu.VcpuThreadTimes;
 import org.jkvm.vmm.virtio.VirtioConsole;
 
 import picocli.CommandLine.Model.CommandSpec;
@@ -198,10 +199,12 @@ final class RunCommand implements Callable<Integer> {
         Optional<SymbolTable> symbols = profile.check();
         PrintWriter err = spec.commandLine().getErr();
         WorkloadWindow window = new WorkloadWindow(new FileOutputStream(FileDescriptor.out));
-        List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock, pvlockSample)));
+        List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock, pvlockSample),
+                VcpuThreadTimes.attaching()));
         attach.addAll(profile.attach());
         if (preemptors) attach.add(PreemptorWatch.attaching());
-        try (ClaimedOutput stats = checkBeforeBoot(config, HostCpus.currentAffinity());
+        BitSet hostCpus = HostCpus.currentAffinity();
+        try (ClaimedOutput stats = checkBeforeBoot(config, hostCpus);
              ClaimedFolder profiled = profile.claimOut();
              ClaimedOutput results = claimResults();
              ClaimedOutput recorded = record.claim()) {
@@ -225,9 +228,9 @@ final class RunCommand implements Callable<Integer> {
                     ConsoleInput.forward(new FileInputStream(FileDescriptor.in), vm.consoleInput());
                     run = launch.run();
                 }
-                Optional<WorkloadWindow.Figures> workload = window.figures(launch, watch);
+                Optional<WorkloadWindow.Figures> workload = window.figures(launch, watch, config.pin() != null ? config.pin() : hostCpus);
                 RunSummary.print(err, run, pvLock);
-                workload.ifPresent(w -> RunSummary.printWorkload(err, w));
+                workload.ifPresent(w -> RunSummary.printWorkload(err, w, config.cpus()));
                 if (preemptors) {
                     PreemptorsText.print(err, watch.get().preemptors(), "");
                     workload.flatMap(WorkloadWindow.Figures::preemptors).ifPresent(p -> PreemptorsText.print(err, p, " over the workload"));

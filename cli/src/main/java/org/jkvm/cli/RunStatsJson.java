@@ -46,7 +46,10 @@ final class RunStatsJson {
         return m;
     }
 
-    /** The workload's window: its length, the vCPUs' flagged share, who they waited behind, and KVM's statistics over it. */
+    /**
+     * The workload's window: its length, the vCPUs' flagged share, who they waited behind, the vCPU
+     * threads' time on a CPU and waiting for one, their CPUs' idle time, and KVM's statistics over it.
+     */
     static Map<String, Object> workload(WorkloadWindow.Figures w) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("ms", w.nanos() / 1_000_000);
@@ -58,6 +61,10 @@ final class RunStatsJson {
             t.put("records_lost", p.lostRecords());
             return t;
         }).orElse(null));
+        m.put("vcpus_on_cpu_ms", w.vcpuThreads().map(t -> t.onCpuNanos() / 1_000_000).orElse(null));
+        m.put("vcpus_waiting_ms", w.vcpuThreads().map(t -> t.waitingNanos() / 1_000_000).orElse(null));
+        m.put("idle_cpus", w.idle().map(WorkloadWindow.CpusIdle::cpus).orElse(null));
+        m.put("cpus_idle_ms", w.idle().map(i -> i.nanos() / 1_000_000).orElse(null));
         m.put("kvm", kvm(w.kvm()));
         return m;
     }

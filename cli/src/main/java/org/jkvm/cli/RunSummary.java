@@ -43,10 +43,21 @@ final class RunSummary {
         err.flush();
     }
 
-    /** The workload's window, where the guest marked one: how long, and how much of it the guest saw its vCPUs preempted. */
-    static void printWorkload(PrintWriter err, WorkloadWindow.Figures w) {
+    /**
+     * The workload's window, where the guest marked one: how long, how much of it the guest saw its
+     * vCPUs preempted, and where the vCPUs' time and their CPUs' went in it.
+     */
+    static void printWorkload(PrintWriter err, WorkloadWindow.Figures w, int vcpus) {
         err.printf("jkvm: workload: %.3f s from the guest's ready line to its result%s%n", w.nanos() / 1e9,
                 Double.isNaN(w.flagged()) ? "" : String.format(", its vCPUs flagged preempted %.1f%% of it", w.flagged() * 100));
+        if (w.vcpuThreads().isPresent() && w.idle().isPresent() && w.nanos() > 0) {
+            double vcpuTime = (double) vcpus * w.nanos();
+            WorkloadWindow.CpusIdle idle = w.idle().get();
+            err.printf("jkvm: workload: the vCPUs ran %.1f%% of their time in it and waited for a CPU %.1f%%; their %d host CPU%s"
+                            + " idle %.1f%%%n", 100 * w.vcpuThreads().get().onCpuNanos() / vcpuTime,
+                    100 * w.vcpuThreads().get().waitingNanos() / vcpuTime, idle.cpus(), idle.cpus() == 1 ? "" : "s",
+                    100.0 * idle.nanos() / ((double) idle.cpus() * w.nanos()));
+        }
         err.flush();
     }
 }

@@ -1,6 +1,7 @@
 package org.jkvm.cli;
 
 import java.io.OutputStream;
+import java.util.BitSet;
 import java.util.Optional;
 
 import org.jkvm.experiment.EdgeCounts;
@@ -10,6 +11,8 @@ import org.jkvm.pvlock.Preemptors;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.vmm.kvmstats.KvmStatsWindow;
 import org.jkvm.vmm.launch.Launch;
+import org.jkvm.vmm.vcpu.ThreadSchedStat;
+import org.jkvm.vmm.vcpu.VcpuThreadTimes;
 
 /**
  * {@code jkvm run}'s view of the guest's workload, where the guest marks one: the console passes
@@ -33,8 +36,9 @@ final class WorkloadWindow {
 
     /** Reads the launch's counters at each edge from now on. */
     void watch(Launch launch, Optional<PreemptorWatch> preemptors, PvLockDevice pvLock) {
+        VcpuThreadTimes threads = launch.extension(VcpuThreadTimes.class);
         console.watch(() -> EdgeCounts.now(launch.kvmStatistics().snapshot(), preemptors.map(PreemptorWatch::mark),
-                pvLock.flagMark()));
+                pvLock.flagMark(), threads.mark()));
     }
 
     /**
@@ -44,13 +48,27 @@ final class WorkloadWindow {
      * @param kvm        KVM's statistics over it
      * @param preemptors who the vCPUs waited behind in it, where {@code --preemptors} watched
      * @param flagged    the vCPUs' mean share of it with {@code preempted} set, 0 to 1; NaN where PV lock measured none
+     * @param vcpuThreads the vCPU threads' time on a CPU and on a run queue in it, summed, where read at both edges
+     * @param idle       how long the vCPUs' host CPUs were idle in it, summed, where read at both edges
      */
-    record Figures(long nanos, KvmStatsWindow kvm, Optional<Preemptors> preemptors, double flagged) {}
+    record Figures(long nanos, KvmStatsWindow kvm, Optional<Preemptors> preemptors, double flagged,
+                   Optional<ThreadSchedStat> vcpuThreads, Optional<CpusIdle> idle) {}
 
-    /** The window's figures, or empty where the guest did not print both edges. */
-    Optional<Figures> figures(Launch launch, Optional<PreemptorWatch> preemptors) {
+    /**
+     * Idle time of host CPUs over the window.
+     *
+     * @param cpus  how many CPUs it sums: the vCPUs' {@code --pin}, or all of jkvm's
+     * @param nanos their idle time, summed
+     */
+    record CpusIdle(int cpus, long nanos) {}
+
+    /** The window's figures, or empty where the guest did not print both edges; {@code vcpuCpus} are the CPUs the vCPUs may use. */
+    Optional<Figures> figures(Launch launch, Optional<PreemptorWatch> preemptors, BitSet vcpuCpus) {
         return console.edges().map(e -> new Figures(e.end().at() - e.start().at(),
                 launch.kvmStatistics().window(e.start().kvm(), e.end().kvm()),
-                preemptors.flatMap(w -> e.start().waitedBehind(e.end(), w)), e.start().flaggedShare(e.end())));
+                preemptors.flatMap(w -> e.start().waitedBehind(e.end(), w)), e.start().flaggedShare(e.end()),
+                e.start().vcpuThreads().flatMap(from -> e.end().vcpuThreads().map(to -> VcpuThreadTimes.between(from, to))),
+                e.start().idle().flatMap(from -> e.end().idle().map(to -> new CpusIdle(vcpuCpus.cardinality(),
+                        from.idleNanos(to, vcpuCpus))))));
     }
 }

@@ -12,6 +12,7 @@ import org.jkvm.kvm.StatDescriptor.Unit;
 import org.jkvm.pvlock.Preemptors;
 import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
 import org.jkvm.vmm.kvmstats.KvmStatsWindow;
+import org.jkvm.vmm.vcpu.ThreadSchedStat;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -55,7 +56,8 @@ class RunStatsJsonTest {
     void theWorkloadsWindowHasItsLengthSharePreemptorsAndStatistics() {
         Preemptors waited = new Preemptors(new BitSet(), 12, 3_456_789_000L, List.of(), 2);
         WorkloadWindow.Figures w = new WorkloadWindow.Figures(5_012_345_678L, KvmStatsWindow.unavailable("none here"),
-                Optional.of(waited), 0.123456);
+                Optional.of(waited), 0.123456, Optional.of(new ThreadSchedStat(2_500_000_000L, 7_400_000_000L)),
+                Optional.of(new WorkloadWindow.CpusIdle(2, 120_000_000)));
         assertEquals("""
                 {
                   "ms": 5012,
@@ -65,14 +67,20 @@ class RunStatsJsonTest {
                     "waited_ms": 3456,
                     "records_lost": 2
                   },
+                  "vcpus_on_cpu_ms": 2500,
+                  "vcpus_waiting_ms": 7400,
+                  "idle_cpus": 2,
+                  "cpus_idle_ms": 120,
                   "kvm": {
                     "unavailable": "none here"
                   }
                 }""", Json.pretty(RunStatsJson.workload(w)));
         Map<String, Object> unmeasured = RunStatsJson.workload(new WorkloadWindow.Figures(1_000_000, KvmStatsWindow.unavailable("x"),
-                Optional.empty(), Double.NaN));
+                Optional.empty(), Double.NaN, Optional.empty(), Optional.empty()));
         assertNull(unmeasured.get("mean_preempted_share"), "PV lock off: no share, not 0");
         assertNull(unmeasured.get("preemptors"), "without --preemptors");
+        assertNull(unmeasured.get("vcpus_on_cpu_ms"), "threads not read at both edges: no figure, not 0");
+        assertNull(unmeasured.get("cpus_idle_ms"));
     }
 
     @Test

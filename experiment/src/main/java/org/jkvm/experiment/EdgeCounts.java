@@ -21,14 +21,9 @@ import org.jkvm.vmm.vcpu.ThreadSchedStat;
  */
 public record EdgeCounts(long at, KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags,
                          Optional<List<ThreadSchedStat>> vcpuThreads, Optional<HostIdle> idle) {
-    /** The counters read now, without the threads' times or the host's idle time. */
-    public static EdgeCounts now(KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags) {
-        return new EdgeCounts(System.nanoTime(), kvm, preemptors, flags, Optional.empty(), Optional.empty());
-    }
-
-    /** The counters read now, with the vCPU threads' times and the host CPUs' idle time. */
-    static EdgeCounts now(KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags,
-                          Optional<List<ThreadSchedStat>> vcpuThreads) {
+    /** The counters read now, the host CPUs' idle time among them. */
+    public static EdgeCounts now(KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags,
+                                 Optional<List<ThreadSchedStat>> vcpuThreads) {
         return new EdgeCounts(System.nanoTime(), kvm, preemptors, flags, vcpuThreads, HostIdle.now());
     }
 

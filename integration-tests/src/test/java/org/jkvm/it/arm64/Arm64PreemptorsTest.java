@@ -29,6 +29,8 @@ class Arm64PreemptorsTest {
     private static final Pattern WINDOW_HEAD = Pattern.compile(
             "jkvm: preemptors over the workload: (\\d+) preemptions of vCPU threads on host CPUs 0, ([0-9.]+) s waited behind:");
     private static final Pattern WORKLOAD = Pattern.compile("jkvm: workload: ([0-9.]+) s from the guest's ready line to its result");
+    private static final Pattern ACCOUNT = Pattern.compile("jkvm: workload: the vCPUs ran ([0-9.]+)% of their time in it and"
+            + " waited for a CPU ([0-9.]+)%; their (\\d+) host CPUs? idle ([0-9.]+)%");
     private static final Pattern ROW = Pattern.compile(
             "jkvm:   (vcpu|vmm|other|idle|)\\s+(.+?)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)%\\s+(\\d+)");
     private static Path image;
@@ -82,6 +84,13 @@ class Arm64PreemptorsTest {
                     name + ": the window is part of the run: " + window.group() + " against " + whole.group());
             assertTrue(Double.parseDouble(window.group(2)) > 1, name + ": 4 busy vCPUs and a hog for 4 s on one CPU wait seconds: "
                     + window.group());
+            Matcher account = ACCOUNT.matcher(step.output());
+            assertTrue(account.find(), name + ": no account of the window:\n" + step.output());
+            // five busy tasks on one CPU: a vCPU runs a fifth of the time at most and waits most of it; the CPU never idles
+            assertTrue(Double.parseDouble(account.group(1)) <= 30 && Double.parseDouble(account.group(2)) >= 50,
+                    name + ": " + account.group());
+            assertEquals("1", account.group(3), name + ": the vCPUs' CPUs are --pin's: " + account.group());
+            assertTrue(Double.parseDouble(account.group(4)) < 10, name + ": " + account.group());
         }
         // With the rest of jkvm on CPU 1, none of its threads runs where the vCPUs wait.
         double jkvm = rows(Steps.require(steps, "vmm-pin")).stream().filter(row -> row.kind().equals("vmm"))
