@@ -36,9 +36,9 @@ final class WorkloadWindow {
 
     /** Reads the launch's counters at each edge from now on. */
     void watch(Launch launch, Optional<PreemptorWatch> preemptors, PvLockDevice pvLock) {
-        VcpuThreadTimes threads = launch.extension(VcpuThreadTimes.class);
+        VcpuThreadTimes vcpuTimes = launch.extension(VcpuThreadTimes.class);
         console.watch(() -> EdgeCounts.now(launch.kvmStatistics().snapshot(), preemptors.map(PreemptorWatch::mark),
-                pvLock.flagMark(), threads.mark()));
+                pvLock.flagMark(), vcpuTimes.mark()));
     }
 
     /**

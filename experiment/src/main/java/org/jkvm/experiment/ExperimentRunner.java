@@ -130,9 +130,9 @@ public final class ExperimentRunner {
                 Optional<PreemptorWatch> watch = spec.preemptors() ? Optional.of(r.launch.extension(PreemptorWatch.class))
                         : Optional.empty();
                 PvLockDevice pvLock = r.launch.extension(PvLockDevice.class);
-                VcpuThreadTimes threads = r.launch.extension(VcpuThreadTimes.class);
+                VcpuThreadTimes vcpuTimes = r.launch.extension(VcpuThreadTimes.class);
                 r.console.watch(() -> EdgeCounts.now(r.launch.kvmStatistics().snapshot(), watch.map(PreemptorWatch::mark),
-                        pvLock.flagMark(), threads.mark()));
+                        pvLock.flagMark(), vcpuTimes.mark()));
             }
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < vms.size(); i++) {

@@ -11,21 +11,31 @@ import java.util.Optional;
  * How long each host CPU has been idle so far, from {@code /proc/stat} (its idle and iowait
  * columns): read at a workload's two edges, it tells whether the CPUs the vCPUs run on were
  * busy through the window or sat idle while the guest waited.
- *
- * @param ticks idle ticks per CPU index; -1 for a CPU the file does not list (offline)
  */
-public record HostIdle(long[] ticks) {
+public final class HostIdle {
     private static final Path STAT = Path.of("/proc/stat");
     /** The unit of /proc/stat: USER_HZ, which Linux fixes at 100 on arm64 and x86_64 whatever the kernel's HZ. */
     private static final long NANOS_PER_TICK = 10_000_000;
 
-    /** The host's figures now; empty where /proc/stat cannot be read. */
+    private final long[] ticks;
+
+    /** Idle ticks per CPU index; -1 for a CPU the file does not list (offline). */
+    HostIdle(long[] ticks) {
+        this.ticks = ticks.clone();
+    }
+
+    /** The host's figures now; empty where /proc/stat cannot be read or parsed. */
     public static Optional<HostIdle> now() {
         try {
             return Optional.of(parse(Files.readString(STAT)));
-        } catch (IOException e) {
+        } catch (IOException | NumberFormatException e) {
             return Optional.empty();
         }
+    }
+
+    /** Idle ticks per CPU index, -1 for a CPU not listed. */
+    long[] ticks() {
+        return ticks.clone();
     }
 
     /** Reads the {@code cpuN} lines of /proc/stat's text. */

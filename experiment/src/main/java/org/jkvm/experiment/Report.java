@@ -172,7 +172,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                     TrackerDelay.of(r).ifPresent(delays::add);
                     WaitedBehind.of(r).ifPresent(behind::add);
                     FlaggedShare.of(r).ifPresent(shares::add);
-                    WindowAccount.of(r, w.seconds()).ifPresent(accounts::add);
+                    WindowAccount.of(r, spec.vcpus(v) * spec.vms(), w.seconds()).ifPresent(accounts::add);
                 }
                 guest.put(v.name(), GuestFigures.mean(figures));
                 tracker.put(v.name(), TrackerDelay.Summary.of(delays));

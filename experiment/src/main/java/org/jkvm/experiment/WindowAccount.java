@@ -26,31 +26,34 @@ public record WindowAccount(double cpusIdle, double cpusOnVcpus, double vcpusRun
                             double vcpusHalted, double cpuMsPerOp) {
     private static final String HALT_NS = "halt_wait_ns";
 
-    /** What a successful run recorded, where it recorded the window's times; {@code seconds} is its workload's. */
-    static Optional<WindowAccount> of(RunResult r, int seconds) {
+    /**
+     * What a successful run recorded, where it recorded the window's times; {@code vcpus} is its
+     * vCPUs over all its VMs, {@code seconds} its workload's.
+     */
+    static Optional<WindowAccount> of(RunResult r, int vcpus, int seconds) {
         Map<String, Number> h = r.host();
         if (!r.ok() || !h.containsKey(WindowTimes.MS) || !h.containsKey(WindowTimes.ON_CPU)
-                || !h.containsKey(WindowTimes.IDLE) || h.get(WindowTimes.MS).longValue() <= 0) {
+                || !h.containsKey(WindowTimes.IDLE) || h.get(WindowTimes.MS).longValue() <= 0 || vcpus <= 0) {
             return Optional.empty();
         }
         double window = h.get(WindowTimes.MS).doubleValue();
-        double cpus = h.get(WindowTimes.IDLE_CPUS).doubleValue() * window;
+        double cpuTime = h.get(WindowTimes.IDLE_CPUS).doubleValue() * window;
+        double vcpuTime = vcpus * window;
         double onCpu = h.get(WindowTimes.ON_CPU).doubleValue();
-        int vcpus = 0;
-        double haltMs = 0;
-        boolean halts = r.kvm() != null && RunKvmStats.WORKLOAD.equals(r.kvm().window());
-        for (RunKvmStats.Vm vm : halts ? r.kvm().vms() : List.<RunKvmStats.Vm>of()) {
-            if (vm.unavailable() != null) halts = false;
-            for (Map<String, Object> v : vm.vcpus()) {
-                vcpus++;
-                haltMs += v.get(HALT_NS) instanceof Long ns ? ns / 1e6 : 0;
-            }
-        }
-        halts &= vcpus > 0;
         double ops = r.unit().endsWith("ops/s") ? r.vmValues().stream().mapToDouble(Double::doubleValue).sum() * seconds : 0;
-        double vcpuTime = halts ? vcpus * window : Double.NaN;
-        return Optional.of(new WindowAccount(h.get(WindowTimes.IDLE).doubleValue() / cpus, onCpu / cpus, onCpu / vcpuTime,
-                h.get(WindowTimes.WAITING).doubleValue() / vcpuTime, haltMs / vcpuTime, ops > 0 ? onCpu / ops : Double.NaN));
+        return Optional.of(new WindowAccount(h.get(WindowTimes.IDLE).doubleValue() / cpuTime, onCpu / cpuTime, onCpu / vcpuTime,
+                h.get(WindowTimes.WAITING).doubleValue() / vcpuTime, haltedMs(r) / vcpuTime, ops > 0 ? onCpu / ops : Double.NaN));
+    }
+
+    /** KVM's halt time over the window, summed over the run's vCPUs; NaN where KVM's statistics do not cover the window. */
+    private static double haltedMs(RunResult r) {
+        if (r.kvm() == null || !RunKvmStats.WORKLOAD.equals(r.kvm().window())) return Double.NaN;
+        double ms = 0;
+        for (RunKvmStats.Vm vm : r.kvm().vms()) {
+            if (vm.unavailable() != null) return Double.NaN;
+            for (Map<String, Object> v : vm.vcpus()) ms += v.get(HALT_NS) instanceof Long ns ? ns / 1e6 : 0;
+        }
+        return ms;
     }
 
     /**

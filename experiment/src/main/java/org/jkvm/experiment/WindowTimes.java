@@ -13,9 +13,10 @@ import org.jkvm.vmm.vcpu.VcpuThreadTimes;
  * Where the vCPUs' time went over a run's workload window: how long the window lasted, how long
  * the vCPU threads ran and waited for a CPU in it, and how long the CPUs they run on sat idle.
  * With KVM's halt time over the same window (the run's {@code kvm} section) this accounts for
- * the window: a vCPU runs, waits runnable, or is halted by its guest; a CPU runs a vCPU, runs
- * something else, or idles. It tells whether time PV lock takes from spinning waiters goes to
- * other vCPUs or is left idle.
+ * the window: a vCPU runs, waits runnable, or is halted by its guest (KVM's halt time also holds
+ * a woken vCPU's wait for a CPU: {@link WindowAccount}); a CPU runs a vCPU, runs something else,
+ * or idles. It tells whether time PV lock takes from spinning waiters goes to other vCPUs or is
+ * left idle.
  */
 final class WindowTimes {
     static final String MS = "ms_workload";

@@ -314,8 +314,10 @@ class ReportTest {
         assertTrue(find(lines, "hackbench  base        3").endsWith("  n/a             n/a"), "no CPU per operation for seconds");
 
         Report noHalts = Report.of(spec, runs);
-        assertTrue(Double.isNaN(noHalts.workloads().get(1).cell("base").account().vcpusHalted()),
-                "without KVM's statistics over the window, no halted share");
+        WindowAccount.Summary withoutKvm = noHalts.workloads().get(1).cell("base").account();
+        assertTrue(Double.isNaN(withoutKvm.vcpusHalted()), "without KVM's statistics over the window, no halted share");
+        assertEquals(0.4, withoutKvm.vcpusRunning(), EPS, "the threads' own times need no KVM statistics");
+        assertEquals(0.1, withoutKvm.vcpusWaiting(), EPS);
     }
 
     @Test
