@@ -2,6 +2,7 @@ package org.jkvm.cli;
 
 import java.io.PrintWriter;
 
+import org.jkvm.experiment.WindowAccount;
 import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.pvlock.PvLockStats;
@@ -51,12 +52,12 @@ final class RunSummary {
         err.printf("jkvm: workload: %.3f s from the guest's ready line to its result%s%n", w.nanos() / 1e9,
                 Double.isNaN(w.flagged()) ? "" : String.format(", its vCPUs flagged preempted %.1f%% of it", w.flagged() * 100));
         if (w.vcpuThreads().isPresent() && w.idle().isPresent() && w.nanos() > 0) {
-            double vcpuTime = (double) vcpus * w.nanos();
             WorkloadWindow.CpusIdle idle = w.idle().get();
+            WindowAccount a = WindowAccount.of(w.nanos(), vcpus, w.vcpuThreads().get().onCpuNanos(),
+                    w.vcpuThreads().get().waitingNanos(), Double.NaN, idle.cpus(), idle.nanos(), 0);
             err.printf("jkvm: workload: the vCPUs ran %.1f%% of their time in it and waited for a CPU %.1f%%; their %d host CPU%s"
-                            + " idle %.1f%%%n", 100 * w.vcpuThreads().get().onCpuNanos() / vcpuTime,
-                    100 * w.vcpuThreads().get().waitingNanos() / vcpuTime, idle.cpus(), idle.cpus() == 1 ? "" : "s",
-                    100.0 * idle.nanos() / ((double) idle.cpus() * w.nanos()));
+                    + " idle %.1f%%%n", 100 * a.vcpusRunning(), 100 * a.vcpusWaiting(), idle.cpus(), idle.cpus() == 1 ? "" : "s",
+                    100 * a.cpusIdle());
         }
         err.flush();
     }

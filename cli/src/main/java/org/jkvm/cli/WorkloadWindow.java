@@ -3,6 +3,7 @@ package org.jkvm.cli;
 import java.io.OutputStream;
 import java.util.BitSet;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import org.jkvm.experiment.EdgeCounts;
 import org.jkvm.experiment.WindowEdges;
@@ -67,8 +68,11 @@ final class WorkloadWindow {
         return console.edges().map(e -> new Figures(e.end().at() - e.start().at(),
                 launch.kvmStatistics().window(e.start().kvm(), e.end().kvm()),
                 preemptors.flatMap(w -> e.start().waitedBehind(e.end(), w)), e.start().flaggedShare(e.end()),
-                e.start().vcpuThreads().flatMap(from -> e.end().vcpuThreads().map(to -> VcpuThreadTimes.between(from, to))),
-                e.start().idle().flatMap(from -> e.end().idle().map(to -> new CpusIdle(vcpuCpus.cardinality(),
-                        from.idleNanos(to, vcpuCpus))))));
+                e.start().vcpuTimes(e.end()), idle(e.start().idleNanos(e.end(), vcpuCpus), vcpuCpus.cardinality())));
+    }
+
+    /** The idle time of {@code cpus} CPUs, where both edges read it. */
+    private static Optional<CpusIdle> idle(OptionalLong nanos, int cpus) {
+        return nanos.isPresent() ? Optional.of(new CpusIdle(cpus, nanos.getAsLong())) : Optional.empty();
     }
 }

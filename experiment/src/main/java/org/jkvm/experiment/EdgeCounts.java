@@ -1,13 +1,16 @@
 package org.jkvm.experiment;
 
+import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import org.jkvm.pvlock.FlagMark;
 import org.jkvm.pvlock.PreemptorWatch;
 import org.jkvm.pvlock.Preemptors;
 import org.jkvm.vmm.kvmstats.KvmStatsSnapshot;
 import org.jkvm.vmm.vcpu.ThreadSchedStat;
+import org.jkvm.vmm.vcpu.VcpuThreadTimes;
 
 /**
  * The counters one VM's workload window is cut from ({@link WindowEdges}), read at one edge.
@@ -16,7 +19,7 @@ import org.jkvm.vmm.vcpu.ThreadSchedStat;
  * @param kvm        KVM's statistics
  * @param preemptors the preemptor tally's counts, where the run watches who preempts the vCPUs
  * @param flags      how much each vCPU's {@code preempted} has read 1, where PV lock measures it
- * @param vcpuThreads each vCPU thread's run and wait times ({@link org.jkvm.vmm.vcpu.VcpuThreadTimes}), where read
+ * @param vcpuThreads each vCPU thread's run and wait times ({@link VcpuThreadTimes}), where read
  * @param idle       how long each host CPU has been idle, where read
  */
 public record EdgeCounts(long at, KvmStatsSnapshot kvm, Optional<PreemptorWatch.Mark> preemptors, Optional<FlagMark> flags,
@@ -35,5 +38,15 @@ public record EdgeCounts(long at, KvmStatsSnapshot kvm, Optional<PreemptorWatch.
     /** The vCPUs' mean share of the window from here to {@code end} with {@code preempted} set; NaN where PV lock measured none. */
     public double flaggedShare(EdgeCounts end) {
         return flags.isPresent() && end.flags.isPresent() ? FlagMark.meanShare(flags.get(), end.flags.get()) : Double.NaN;
+    }
+
+    /** The vCPU threads' run and wait times from here to {@code end}, summed; empty where either edge did not read them. */
+    public Optional<ThreadSchedStat> vcpuTimes(EdgeCounts end) {
+        return vcpuThreads.flatMap(from -> end.vcpuThreads.map(to -> VcpuThreadTimes.between(from, to)));
+    }
+
+    /** Nanoseconds the host CPUs in {@code cpus} were idle from here to {@code end}, summed; empty where either edge did not read them. */
+    public OptionalLong idleNanos(EdgeCounts end, BitSet cpus) {
+        return idle.isPresent() && end.idle.isPresent() ? OptionalLong.of(idle.get().idleNanos(end.idle.get(), cpus)) : OptionalLong.empty();
     }
 }

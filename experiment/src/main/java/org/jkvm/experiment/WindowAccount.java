@@ -20,7 +20,8 @@ import java.util.function.ToDoubleFunction;
  * @param vcpusHalted  share of it KVM held them halted; NaN where KVM's statistics over the window are missing. KVM's
  *                     halt time runs until the vCPU runs again, so it holds a woken vCPU's wait for a CPU, which
  *                     {@code vcpusWaiting} holds too: the three vCPU shares add up to more than 1 by that much
- * @param cpuMsPerOp   the vCPU threads' CPU milliseconds per operation; NaN where the result is no rate of operations
+ * @param cpuMsPerOp   the vCPU threads' CPU milliseconds per operation (a run's results are in milliseconds); NaN where
+ *                     the result is no rate of operations
  */
 public record WindowAccount(double cpusIdle, double cpusOnVcpus, double vcpusRunning, double vcpusWaiting,
                             double vcpusHalted, double cpuMsPerOp) {
@@ -36,13 +37,25 @@ public record WindowAccount(double cpusIdle, double cpusOnVcpus, double vcpusRun
                 || !h.containsKey(WindowTimes.IDLE) || h.get(WindowTimes.MS).longValue() <= 0 || vcpus <= 0) {
             return Optional.empty();
         }
-        double window = h.get(WindowTimes.MS).doubleValue();
-        double cpuTime = h.get(WindowTimes.IDLE_CPUS).doubleValue() * window;
-        double vcpuTime = vcpus * window;
-        double onCpu = h.get(WindowTimes.ON_CPU).doubleValue();
         double ops = r.unit().endsWith("ops/s") ? r.vmValues().stream().mapToDouble(Double::doubleValue).sum() * seconds : 0;
-        return Optional.of(new WindowAccount(h.get(WindowTimes.IDLE).doubleValue() / cpuTime, onCpu / cpuTime, onCpu / vcpuTime,
-                h.get(WindowTimes.WAITING).doubleValue() / vcpuTime, haltedMs(r) / vcpuTime, ops > 0 ? onCpu / ops : Double.NaN));
+        return Optional.of(of(h.get(WindowTimes.MS).doubleValue(), vcpus, h.get(WindowTimes.ON_CPU).doubleValue(),
+                h.get(WindowTimes.WAITING).doubleValue(), haltedMs(r), h.get(WindowTimes.IDLE_CPUS).intValue(),
+                h.get(WindowTimes.IDLE).doubleValue(), ops));
+    }
+
+    /**
+     * The account of a window {@code window} long, every time in the same unit: {@code vcpus} vCPU
+     * threads ran {@code onCpu} and waited {@code waiting} in it, summed, and were halted
+     * {@code halted} (NaN where unknown); {@code cpus} host CPUs were idle {@code idle}, summed;
+     * the guests counted {@code ops} operations (0 where they count none). CPU per operation is
+     * in the times' unit.
+     */
+    public static WindowAccount of(double window, int vcpus, double onCpu, double waiting, double halted, int cpus, double idle,
+                                   double ops) {
+        double cpuTime = cpus * window;
+        double vcpuTime = vcpus * window;
+        return new WindowAccount(idle / cpuTime, onCpu / cpuTime, onCpu / vcpuTime, waiting / vcpuTime, halted / vcpuTime,
+                ops > 0 ? onCpu / ops : Double.NaN);
     }
 
     /** KVM's halt time over the window, summed over the run's vCPUs; NaN where KVM's statistics do not cover the window. */

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Optional;
 
 import org.jkvm.vmm.vcpu.ThreadSchedStat;
-import org.jkvm.vmm.vcpu.VcpuThreadTimes;
 
 /**
  * Where the vCPUs' time went over a run's workload window: how long the window lasted, how long
@@ -40,22 +39,21 @@ final class WindowTimes {
         long on = 0, waiting = 0;
         boolean all = true;
         for (WindowEdges.Edges<EdgeCounts> e : edges) {
-            Optional<List<ThreadSchedStat>> from = e.start().vcpuThreads(), to = e.end().vcpuThreads();
-            if (from.isEmpty() || to.isEmpty()) {
+            Optional<ThreadSchedStat> d = e.start().vcpuTimes(e.end());
+            if (d.isEmpty()) {
                 all = false;
                 break;
             }
-            ThreadSchedStat d = VcpuThreadTimes.between(from.get(), to.get());
-            on += d.onCpuNanos();
-            waiting += d.waitingNanos();
+            on += d.get().onCpuNanos();
+            waiting += d.get().waitingNanos();
         }
         if (all) {
             host.put(ON_CPU, on / 1_000_000);
             host.put(WAITING, waiting / 1_000_000);
         }
-        if (first.idle().isPresent() && last.idle().isPresent()) {
-            host.put(IDLE, first.idle().get().idleNanos(last.idle().get(), vcpuCpus) / 1_000_000);
+        first.idleNanos(last, vcpuCpus).ifPresent(idle -> {
+            host.put(IDLE, idle / 1_000_000);
             host.put(IDLE_CPUS, vcpuCpus.cardinality());
-        }
+        });
     }
 }
