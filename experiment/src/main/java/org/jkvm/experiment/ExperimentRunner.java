@@ -31,6 +31,7 @@ import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.RunReport;
 import org.jkvm.vmm.launch.VmExtension;
 import org.jkvm.vmm.profile.CategoryRollup;
+import org.jkvm.vmm.profile.GuestProfile;
 import org.jkvm.vmm.profile.GuestProfiler;
 import org.jkvm.vmm.profile.ProfileFiles;
 import org.jkvm.vmm.profile.ProfileReport;
@@ -48,7 +49,8 @@ import org.jkvm.vmm.vcpu.VcpuThreadTimes;
  * guests' own counters over their workload ({@link RunGuestStats}). A run
  * the spec profiles ({@link ExperimentSpec#profiled}) also carries {@link GuestProfiler} at
  * {@link ExperimentSpec#PROFILE_HZ} and leaves {@link ProfileFiles} in
- * {@code <profiles>/<run id>/} ({@code vm<i>/} below it when a run has several VMs), named
+ * {@code <profiles>/<run id>/} ({@code vm<i>/} below it when a run has several VMs), over the
+ * workload's window where the guests mark it and the whole run's in {@value #WHOLE_RUN}/, named
  * against the {@link ExperimentSpec#SYSTEM_MAP} beside the kernel where there is one; its
  * result says {@code "profile_hz"} among the host figures.
  */
@@ -60,6 +62,9 @@ public final class ExperimentRunner {
      * of its guests' ready lines.
      */
     public static final String READY_MS = "ms_to_ready";
+
+    /** The folder, beside a run's profile of its workload's window, of its whole run's profile. */
+    public static final String WHOLE_RUN = "whole-run";
 
     private final Kvm kvm;
     private final ExperimentSpec spec;
@@ -153,7 +158,7 @@ public final class ExperimentRunner {
             if (spec.preemptors()) preemptors(host, vms, edges);
             edges.ifPresent(e -> flaggedShare(host, e));
             edges.ifPresent(e -> WindowTimes.put(host, e, spec.pinSet(v)));
-            if (profiled) writeProfiles(run, vms);
+            if (profiled) writeProfiles(run, vms, edges);
             RunKvmStats kvmStats = kvmStats(vms, edges);
             RunGuestStats guestStats = RunGuestStats.fromConsoles(vms.stream().map(VmRun::text).toList());
             List<GuestResult> results = new ArrayList<>();
@@ -180,8 +185,13 @@ public final class ExperimentRunner {
         }
     }
 
-    /** Each VM's profile files; a profile that cannot be written is logged and leaves the run's result as it is. */
-    private void writeProfiles(Run run, List<VmRun> vms) {
+    /**
+     * Each VM's profile files: over its workload's window where every VM marked one (what the
+     * run's throughput measures; the boot and the power-off left out), with the whole run's in
+     * {@value #WHOLE_RUN}/ beside them; else the whole run's alone. A profile that cannot be
+     * written is logged and leaves the run's result as it is.
+     */
+    private void writeProfiles(Run run, List<VmRun> vms, Optional<List<WindowEdges.Edges<EdgeCounts>>> edges) {
         Path map = spec.systemMap(run.variant());
         Optional<SymbolTable> symbols = Optional.empty();
         try {
@@ -192,16 +202,26 @@ public final class ExperimentRunner {
         for (int i = 0; i < vms.size(); i++) {
             Path dir = profiles.resolve(run.id());
             if (vms.size() > 1) dir = dir.resolve("vm" + i);
+            GuestProfile whole = vms.get(i).launch.extension(GuestProfiler.class).profile();
             try {
-                ProfileReport report = ProfileReport.of(vms.get(i).launch.extension(GuestProfiler.class).profile(), symbols,
-                        ProfileReport.DEFAULT_TOP);
-                Files.createDirectories(dir);
-                for (Map.Entry<String, String> f : ProfileFiles.of(report, CategoryRollup.of(report), run.id()).entrySet()) {
-                    OutputFile.write(dir.resolve(f.getKey()), f.getValue());
+                if (edges.isPresent()) {
+                    WindowEdges.Edges<EdgeCounts> e = edges.get().get(i);
+                    writeProfile(dir, whole.between(e.start().at(), e.end().at()), symbols, run.id() + ", workload window");
+                    writeProfile(dir.resolve(WHOLE_RUN), whole, symbols, run.id() + ", whole run");
+                } else {
+                    writeProfile(dir, whole, symbols, run.id());
                 }
             } catch (IOException e) {
                 LOG.log(Level.WARNING, run.id() + ": writing its profile to " + dir + " failed: " + e);
             }
+        }
+    }
+
+    private static void writeProfile(Path dir, GuestProfile profile, Optional<SymbolTable> symbols, String title) throws IOException {
+        ProfileReport report = ProfileReport.of(profile, symbols, ProfileReport.DEFAULT_TOP);
+        Files.createDirectories(dir);
+        for (Map.Entry<String, String> f : ProfileFiles.of(report, CategoryRollup.of(report), title).entrySet()) {
+            OutputFile.write(dir.resolve(f.getKey()), f.getValue());
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.zip.GZIPInputStream;
 import javax.xml.parsers.DocumentBuilderFactory;
 
 import org.jkvm.experiment.Direction;
+import org.jkvm.experiment.ExperimentRunner;
 import org.jkvm.experiment.MedianInterval;
 import org.jkvm.vmm.profile.Category;
 import org.jkvm.vmm.profile.CategoryRules;
@@ -89,7 +90,9 @@ class Arm64ProfilerTest {
                 }
                 """);
         steps.step("experiment", "java -jar jkvm.jar experiment run prof.json --out pout && find pout/profiles -type f | sort"
-                + " && grep -c '\"profile_hz\":99' prof.results.jsonl && grep '^all,' pout/profiles/cpu/sampled/1/categories.csv");
+                + " && grep -c '\"profile_hz\":99' prof.results.jsonl && grep '^all,' pout/profiles/cpu/sampled/1/categories.csv"
+                + " && echo BOOT-SAMPLES && for f in pout/profiles/cpu/sampled/1/profile.folded pout/profiles/cpu/sampled/1/whole-run/profile.folded;"
+                + " do echo \"$f $(awk '{n += $NF} /kernel_init|do_populate_rootfs/ {b += $NF} END {print n + 0, b + 0}' $f)\"; done");
         for (int i = 0; i < 2 * COST_PAIRS; i++) {
             boolean on = i % 4 == 0 || i % 4 == 3; // on off off on: drift over the boot falls on both alike
             steps.step("cost-" + (on ? "on-" : "off-") + i, "java -jar jkvm.jar run --kernel Image --initrd workloads.cpio.gz"
@@ -144,13 +147,34 @@ class Arm64ProfilerTest {
 
         Steps.Step experiment = Steps.require(out, "experiment");
         assertEquals(0, experiment.exitCode(), experiment.output());
-        assertTrue(experiment.output().contains("pout/profiles/cpu/sampled/1/" + ProfileFiles.CATEGORIES + "\n"
-                + "pout/profiles/cpu/sampled/1/" + ProfileFiles.FLAME_GRAPH + "\n"
-                + "pout/profiles/cpu/sampled/1/" + ProfileFiles.FOLDED + "\n1\n"),
-                "the profiled variant's files, none for the other, one result saying so:\n" + experiment.output());
+        String run = "pout/profiles/cpu/sampled/1/";
+        String whole = run + ExperimentRunner.WHOLE_RUN + "/";
+        assertTrue(experiment.output().contains(run + ProfileFiles.CATEGORIES + "\n" + run + ProfileFiles.FLAME_GRAPH + "\n"
+                + run + ProfileFiles.FOLDED + "\n" + whole + ProfileFiles.CATEGORIES + "\n" + whole + ProfileFiles.FLAME_GRAPH + "\n"
+                + whole + ProfileFiles.FOLDED + "\n1\n"),
+                "the profiled variant's files (its workload window, and its whole run), none for the other, one result saying so:\n"
+                        + experiment.output());
         assertTrue(Pattern.compile("(?m)^all,user,[1-9]").matcher(experiment.output()).find(), experiment.output());
+        windowLeavesTheBootOut(experiment.output(), run + ProfileFiles.FOLDED, whole + ProfileFiles.FOLDED);
 
         cost(out);
+    }
+
+    /**
+     * The workload window's profile holds fewer samples than the whole run's, none of them in the
+     * guest's boot (unpacking the initramfs, kernel_init), which the whole run's has.
+     */
+    private static void windowLeavesTheBootOut(String output, String window, String whole) {
+        Matcher w = Pattern.compile("(?m)^" + Pattern.quote(window) + " (\\d+) (\\d+)$").matcher(output);
+        Matcher r = Pattern.compile("(?m)^" + Pattern.quote(whole) + " (\\d+) (\\d+)$").matcher(output);
+        assertTrue(w.find() && r.find(), "no sample counts of both profiles:\n" + output);
+        long windowSamples = Long.parseLong(w.group(1));
+        long wholeSamples = Long.parseLong(r.group(1));
+        System.err.println("experiment profile: workload window " + windowSamples + " samples (" + w.group(2) + " in the boot), whole run "
+                + wholeSamples + " (" + r.group(2) + " in the boot)");
+        assertTrue(windowSamples > 0 && windowSamples < wholeSamples, output);
+        assertEquals(0, Long.parseLong(w.group(2)), "the window's profile has boot samples:\n" + output);
+        assertTrue(Long.parseLong(r.group(2)) > 0, "the whole run's profile has no boot samples:\n" + output);
     }
 
     /** The categories file holds what the rule table makes of the folded stacks, and the real kernel's samples are named. */

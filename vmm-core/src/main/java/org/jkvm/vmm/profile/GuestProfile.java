@@ -15,4 +15,13 @@ public record GuestProfile(int hz, List<VcpuSamples> vcpus, OptionalLong vbar) {
     public GuestProfile {
         vcpus = List.copyOf(vcpus);
     }
+
+    /**
+     * The samples taken from {@code fromNanos} (included) to {@code toNanos} (not), by
+     * {@link System#nanoTime}: a workload's window instead of the whole run with its boot.
+     */
+    public GuestProfile between(long fromNanos, long toNanos) {
+        long period = 1_000_000_000L / hz;
+        return new GuestProfile(hz, vcpus.stream().map(v -> v.between(fromNanos, toNanos, period)).toList(), vbar);
+    }
 }

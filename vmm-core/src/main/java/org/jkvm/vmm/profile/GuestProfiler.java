@@ -119,21 +119,21 @@ public final class GuestProfiler implements VmExtension, VcpuRunListener {
         long outside = entry < due ? 0 : Math.min(periods, (entry - due) / periodNanos + 1);
         nextDue[vcpu] = due + periods * periodNanos;
         VcpuSamples s = samples[vcpu];
-        if (outside > 0) s.add(0, VcpuSamples.VMM, weight(outside), 0);
+        if (outside > 0) s.add(t0, 0, VcpuSamples.VMM, weight(outside), 0);
         if (periods == outside) return;
         VcpuFd v = vcpus.get(vcpu);
         long pc = v.getOneReg(PC);
         if (pc == NOT_STARTED) {
             // A secondary vCPU the guest has not powered on yet (PSCI CPU_ON) waits in KVM_RUN at its
             // reset PC; the CPU time its thread spends there is KVM's and jkvm's, not the guest's.
-            s.add(0, VcpuSamples.VMM, weight(periods - outside), 0);
+            s.add(t0, 0, VcpuSamples.VMM, weight(periods - outside), 0);
             return;
         }
         long pstate = v.getOneReg(PSTATE);
         int el = (pstate & PSTATE_AARCH32) != 0 ? 0 : (int) ((pstate >> 2) & 3);
         int depth = el == EL1 ? frames.walk(v.getOneReg(TTBR1_EL1), v.getOneReg(TCR_EL1), v.getOneReg(X29), returns[vcpu]) : 0;
         long took = System.nanoTime() - t0;
-        s.add(pc, el, weight(periods - outside), took, returns[vcpu], depth);
+        s.add(t0, pc, el, weight(periods - outside), took, returns[vcpu], depth);
         GuestSampleEvent.record(vcpu, pc, el, weight(periods - outside), depth, took);
     }
 

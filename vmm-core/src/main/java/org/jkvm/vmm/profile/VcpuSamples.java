@@ -3,13 +3,14 @@ package org.jkvm.vmm.profile;
 import java.util.Arrays;
 
 /**
- * One vCPU's samples, written only by its thread: each sample's PC, exception level and
+ * One vCPU's samples, written only by its thread: each sample's time, PC, exception level and
  * weight (how many periods of CPU time it stands for), and what sampling cost.
  */
 public final class VcpuSamples {
     /** The "exception level" of periods the vCPU thread spent in jkvm, handling exits, not in the guest. */
     public static final int VMM = -1;
 
+    private long[] ats = new long[1024];
     private long[] pcs = new long[1024];
     private byte[] els = new byte[1024];
     private int[] weights = new int[1024];
@@ -22,16 +23,20 @@ public final class VcpuSamples {
     private long weight;
     private long cpuNanos;
 
-    /** Records a sample: the PC, the exception level, how many periods it stands for, what taking it cost. */
-    public void add(long pc, int el, int w, long tookNanos) {
-        add(pc, el, w, tookNanos, callers, 0);
+    /**
+     * Records a sample: when it was taken ({@link System#nanoTime}), the PC, the exception level, how
+     * many periods it stands for, what taking it cost.
+     */
+    public void add(long atNanos, long pc, int el, int w, long tookNanos) {
+        add(atNanos, pc, el, w, tookNanos, callers, 0);
     }
 
-    /** {@link #add(long, int, int, long)} with the first {@code n} of {@code returns}: return addresses, innermost first. */
-    public void add(long pc, int el, int w, long tookNanos, long[] returns, int n) {
+    /** {@link #add(long, long, int, int, long)} with the first {@code n} of {@code returns}: return addresses, innermost first. */
+    public void add(long atNanos, long pc, int el, int w, long tookNanos, long[] returns, int n) {
         if (callersUsed + n > callers.length) callers = Arrays.copyOf(callers, Math.max(callers.length * 2, callersUsed + n));
         System.arraycopy(returns, 0, callers, callersUsed, n);
         if (count == pcs.length) {
+            ats = Arrays.copyOf(ats, count * 2);
             pcs = Arrays.copyOf(pcs, count * 2);
             els = Arrays.copyOf(els, count * 2);
             weights = Arrays.copyOf(weights, count * 2);
@@ -39,6 +44,7 @@ public final class VcpuSamples {
             firstCaller = Arrays.copyOf(firstCaller, count * 2);
             callerCount = Arrays.copyOf(callerCount, count * 2);
         }
+        ats[count] = atNanos;
         pcs[count] = pc;
         els[count] = (byte) el;
         weights[count] = w;
@@ -58,6 +64,11 @@ public final class VcpuSamples {
     /** Samples taken. */
     public int count() {
         return count;
+    }
+
+    /** When sample {@code i} was taken ({@link System#nanoTime}). */
+    public long at(int i) {
+        return ats[i];
     }
 
     /** Sample {@code i}'s guest PC. */
@@ -98,5 +109,23 @@ public final class VcpuSamples {
     /** The thread's CPU time while the profiler watched it. */
     public long cpuNanos() {
         return cpuNanos;
+    }
+
+    /**
+     * The samples taken from {@code fromNanos} (included) to {@code toNanos} (not), their callers
+     * with them; as its CPU time, what those samples stand for at {@code periodNanos} a period.
+     */
+    public VcpuSamples between(long fromNanos, long toNanos, long periodNanos) {
+        VcpuSamples w = new VcpuSamples();
+        long[] returns = new long[0];
+        for (int i = 0; i < count; i++) {
+            if (ats[i] < fromNanos || ats[i] >= toNanos) continue;
+            int n = callerCount[i];
+            if (returns.length < n) returns = new long[n];
+            System.arraycopy(callers, firstCaller[i], returns, 0, n);
+            w.add(ats[i], pcs[i], els[i], weights[i], took[i], returns, n);
+        }
+        w.ranFor(w.weight * periodNanos);
+        return w;
     }
 }

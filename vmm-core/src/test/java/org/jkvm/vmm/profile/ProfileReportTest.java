@@ -54,12 +54,12 @@ class ProfileReportTest {
     void samplesAreNamedUnderKaslrWeightedAndFolded() {
         long kaslr = 0x1234_0000L;
         VcpuSamples v0 = new VcpuSamples();
-        v0.add(0xffff800080020010L + kaslr, 1, 3, 100);
-        v0.add(0xffff800080020410L + kaslr, 1, 1, 100);
-        v0.add(0x0000aaaa00001000L, 0, 1, 100);
+        v0.add(0, 0xffff800080020010L + kaslr, 1, 3, 100);
+        v0.add(0, 0xffff800080020410L + kaslr, 1, 1, 100);
+        v0.add(0, 0x0000aaaa00001000L, 0, 1, 100);
         v0.ranFor(50_000_000);
         VcpuSamples v1 = new VcpuSamples();
-        v1.add(0xffff800080020020L + kaslr, 1, 1, 300);
+        v1.add(0, 0xffff800080020020L + kaslr, 1, 1, 300);
         GuestProfile p = new GuestProfile(100, List.of(v0, v1), OptionalLong.of(0xffff800080010000L + kaslr));
 
         ProfileReport r = ProfileReport.of(p, Optional.of(MAP), 2);
@@ -83,7 +83,7 @@ class ProfileReportTest {
     @Test
     void withoutSymbolsPcsStayAddressesAndWithoutVbarTheMapIsTakenAsLinked() {
         VcpuSamples v = new VcpuSamples();
-        v.add(0x40001234L, 1, 1, 10);
+        v.add(0, 0x40001234L, 1, 1, 10);
         GuestProfile p = new GuestProfile(99, List.of(v), OptionalLong.empty());
         assertEquals("0x40001234", ProfileReport.of(p, Optional.empty(), 5).total().getFirst().symbol());
         assertTrue(ProfileReport.of(p, Optional.of(MAP), 5).symbolisation().contains("taken as linked"));
@@ -92,8 +92,8 @@ class ProfileReportTest {
     @Test
     void periodsSpentInJkvmAreTheirOwnFrameAndNotACostOfSampling() {
         VcpuSamples v = new VcpuSamples();
-        v.add(0, VcpuSamples.VMM, 2, 0);
-        v.add(0xffff800080020010L, 1, 1, 40);
+        v.add(0, 0, VcpuSamples.VMM, 2, 0);
+        v.add(0, 0xffff800080020010L, 1, 1, 40);
         ProfileReport r = ProfileReport.of(new GuestProfile(99, List.of(v), OptionalLong.empty()), Optional.of(MAP), 5);
         assertEquals(List.of("vcpu0;[jkvm] 2", "vcpu0;osq_lock 1"), r.folded());
         assertEquals(1, r.cost().getCount(), "only guest samples read registers");
@@ -105,8 +105,26 @@ class ProfileReportTest {
         VcpuSamples v = new VcpuSamples();
         // osq_lock, called from the last instruction of weak_helper (returns to cpu_do_idle's first), called from _text
         long[] returns = {0xffff800080020400L, 0xffff800080000010L};
-        v.add(0xffff800080020010L, 1, 1, 10, returns, 2);
+        v.add(0, 0xffff800080020010L, 1, 1, 10, returns, 2);
         ProfileReport r = ProfileReport.of(new GuestProfile(99, List.of(v), OptionalLong.empty()), Optional.of(MAP), 5);
         assertEquals(List.of("vcpu0;_text;weak_helper;osq_lock 1"), r.folded());
+    }
+
+    @Test
+    void aWindowKeepsTheSamplesTakenInItWithTheirCallersAndTheCpuTheyStandFor() {
+        VcpuSamples v = new VcpuSamples();
+        long[] returns = {0xffff800080020400L, 0xffff800080000010L};
+        v.add(1_000, 0xffff800080020010L, 1, 1, 10, returns, 2); // boot, before the window
+        v.add(2_000, 0xffff800080020010L, 1, 2, 10, returns, 1); // the window's first instant
+        v.add(2_500, 0, VcpuSamples.VMM, 1, 0);
+        v.add(3_000, 0x0000aaaa00001000L, 0, 1, 10); // the window's end, left out
+        v.ranFor(50_000_000);
+        GuestProfile whole = new GuestProfile(100, List.of(v), OptionalLong.empty());
+
+        ProfileReport r = ProfileReport.of(whole.between(2_000, 3_000), Optional.of(MAP), 5);
+
+        assertEquals(List.of("vcpu0;[jkvm] 1", "vcpu0;weak_helper;osq_lock 2"), r.folded());
+        assertEquals(3 * 10_000_000L, r.vcpus().getFirst().cpuNanos(), "3 periods of 10 ms at 100 Hz");
+        assertEquals(5, ProfileReport.of(whole, Optional.of(MAP), 5).samples(), "the whole run keeps every sample");
     }
 }
