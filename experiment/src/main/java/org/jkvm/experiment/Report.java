@@ -70,11 +70,13 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
      * @param waited         the {@link WaitedBehind.Summary} of its measured runs, or null when none recorded it
      * @param flagged        the {@link FlaggedShare.Summary} of its measured runs, or null when none recorded it
      * @param account        the {@link WindowAccount.Summary} of its measured runs, or null when none recorded it
+     * @param drift          how fast the host ran over its measured runs ({@link RigDrift}), or null where too few recorded it
      */
     public record Cell(String variant, Stats stats, int failed, double changeMean, double changeMedian,
                        double wonBackMean, double wonBackMedian, double relMean, double relLow, double relHigh,
                        MedianInterval medianInterval, double welchP, GuestFigures guest, TrackerDelay.Summary tracker,
-                       WaitedBehind.Summary waited, FlaggedShare.Summary flagged, WindowAccount.Summary account) {}
+                       WaitedBehind.Summary waited, FlaggedShare.Summary flagged, WindowAccount.Summary account,
+                       RigDrift drift) {}
 
     /**
      * Notes each variant whose results ran with threads placed otherwise than the spec now says
@@ -156,6 +158,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
             Map<String, WaitedBehind.Summary> waited = new LinkedHashMap<>();
             Map<String, FlaggedShare.Summary> flagged = new LinkedHashMap<>();
             Map<String, WindowAccount.Summary> account = new LinkedHashMap<>();
+            Map<String, RigDrift> drift = new LinkedHashMap<>();
             for (Variant v : spec.variants()) {
                 List<RunResult> list = cells.getOrDefault(v.name(), List.of());
                 List<Double> values = new ArrayList<>();
@@ -179,6 +182,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                 waited.put(v.name(), WaitedBehind.Summary.of(behind));
                 flagged.put(v.name(), FlaggedShare.Summary.of(shares));
                 account.put(v.name(), WindowAccount.Summary.of(accounts));
+                drift.put(v.name(), RigDrift.of(list));
                 stats.put(v.name(), Stats.of(values));
                 samples.put(v.name(), values.stream().mapToDouble(Double::doubleValue).toArray());
                 failed.put(v.name(), f);
@@ -201,7 +205,7 @@ public record Report(ExperimentSpec spec, List<WorkloadReport> workloads, Map<St
                         v.name().equals(base) ? MedianInterval.NONE : MedianInterval.of(samples.get(base), samples.get(v.name()), better),
                         v.name().equals(base) ? Double.NaN : LogWelch.p(samples.get(base), samples.get(v.name())),
                         guest.get(v.name()), tracker.get(v.name()), waited.get(v.name()), flagged.get(v.name()),
-                        account.get(v.name())));
+                        account.get(v.name()), drift.get(v.name())));
                 rels.get(v.name()).add(relMean);
             }
             rows.add(new WorkloadReport(w, unit == null ? "" : unit, better, known, out));

@@ -129,6 +129,7 @@ public final class ReportText {
         waitedTable(sb, report);
         flaggedTable(sb, report);
         accountTable(sb, report);
+        driftTable(sb, report);
         if (!report.notes().isEmpty()) {
             sb.append('\n');
             for (String n : report.notes()) sb.append("note: ").append(n).append('\n');
@@ -221,6 +222,25 @@ public final class ReportText {
                     percentOf(a.cpusOnVcpus()), percentOf(a.vcpusRunning()), percentOf(a.vcpusWaiting()),
                     percentOf(a.vcpusHalted()), percentOf(a.haltedInterval()),
                     num(a.cpuMsPerOp()), interval(a.perOpInterval()));
+        });
+        d.render(sb, 2);
+    }
+
+    /** How fast the host ran over each cell's runs, when any cell has enough runs with a ready time. */
+    private static void driftTable(StringBuilder sb, Report report) {
+        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.drift() == null)) return;
+        sb.append("\nThe host's speed over the runs: each run's time from its start to its guests' ready line (the same set-up and\n")
+                .append("boot in every run of a cell, so the host is what moves it), its median over the first and the last half of\n")
+                .append("the cell's runs in the order they ran and their ratio (above 1: the host slowed), and Spearman's rank\n")
+                .append("correlation of that time with the result (near -1 for a higher-is-better result: the results followed the\n")
+                .append("host's speed; a variant following it more steeply than the base moves with the host in the comparison)\n\n");
+        Table d = new Table();
+        d.row(List.of("Workload", "variant", "runs", "ready s, first half", "last half", "ratio", "rho"));
+        cellRows(d, report, c -> c.drift() != null, (w, c) -> {
+            RigDrift r = c.drift();
+            return List.of(String.valueOf(r.runs()), num(r.firstHalfMs() / 1000), num(r.lastHalfMs() / 1000),
+                    String.format(Locale.ROOT, "%.2f", r.slowdown()),
+                    Double.isNaN(r.rho()) ? "-" : String.format(Locale.ROOT, "%.2f", r.rho()));
         });
         d.render(sb, 2);
     }
