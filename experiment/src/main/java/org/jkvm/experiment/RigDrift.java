@@ -11,7 +11,7 @@ import org.apache.commons.math3.stat.correlation.SpearmansCorrelation;
  * guests' ready line ({@link ExperimentRunner#READY_MS}: the same VMM set-up and guest boot in
  * every run of a cell, so what moves it is the host), and whether the cell's results followed
  * it. An emulated or shared host changes speed with its neighbours (on 2026-12-07 the emulated
- * arm64 host's boots went from ~4.5 s to ~7 s within one sweep, and throughput fell with them):
+ * arm64 host's runs took ~4.5 s to ready early in one sweep and 6-8 s later, and throughput fell with them):
  * cells interleave, so such a drift widens every cell's spread alike, but a variant whose results
  * follow the host's speed more steeply than the base's moves with it in the comparison.
  *
