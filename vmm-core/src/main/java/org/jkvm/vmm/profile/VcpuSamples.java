@@ -66,11 +66,6 @@ public final class VcpuSamples {
         return count;
     }
 
-    /** When sample {@code i} was taken ({@link System#nanoTime}). */
-    public long at(int i) {
-        return ats[i];
-    }
-
     /** Sample {@code i}'s guest PC. */
     public long pc(int i) {
         return pcs[i];
