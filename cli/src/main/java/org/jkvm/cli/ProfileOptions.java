@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,6 +14,7 @@ import org.jkvm.vmm.kvmstats.KvmStatsWindow;
 import org.jkvm.vmm.launch.Launch;
 import org.jkvm.vmm.launch.VmExtension;
 import org.jkvm.vmm.profile.CategoryRollup;
+import org.jkvm.vmm.profile.GuestProfile;
 import org.jkvm.vmm.profile.GuestProfiler;
 import org.jkvm.vmm.profile.ProfileFiles;
 import org.jkvm.vmm.profile.ProfileReport;
@@ -40,7 +43,9 @@ final class ProfileOptions {
         spec.addOption(OptionBinding.option("--profile-out", "DIR", Path.class, () -> out, v -> out = v)
                 .description("Write --profile's results into DIR (made if missing): " + ProfileFiles.FOLDED + " (folded stacks,"
                         + " vcpuN;caller;...;symbol count, for flame-graph tools), " + ProfileFiles.CATEGORIES
-                        + " (the categories per vCPU and in total) and " + ProfileFiles.FLAME_GRAPH + ".").build());
+                        + " (the categories per vCPU and in total) and " + ProfileFiles.FLAME_GRAPH + "; over the workload's"
+                        + " window where the guest marks one, with the whole run's in DIR/" + ProfileFiles.WHOLE_RUN + ".")
+                .build());
     }
 
     /** Whether --profile was given. */
@@ -67,7 +72,8 @@ final class ProfileOptions {
     void addOutputs(Map<Path, String> outputs) {
         if (out == null) return;
         outputs.put(out, "--profile-out");
-        for (String name : ProfileFiles.NAMES) outputs.put(out.resolve(name), "--profile-out");
+        outputs.put(out.resolve(ProfileFiles.WHOLE_RUN), "--profile-out");
+        for (String name : files()) outputs.put(out.resolve(name), "--profile-out");
     }
 
     /** Adds --symbols, if given, to what the run reads. */
@@ -77,7 +83,7 @@ final class ProfileOptions {
 
     /** --profile-out's files claimed before boot, or null. */
     ClaimedFolder claimOut() {
-        return out == null ? null : ClaimedFolder.claim("--profile-out", out, ProfileFiles.NAMES);
+        return out == null ? null : ClaimedFolder.claim("--profile-out", out, files());
     }
 
     /** The profiler to attach, if --profile was given. */
@@ -85,13 +91,50 @@ final class ProfileOptions {
         return enabled() ? List.of(GuestProfiler.attaching(hz)) : List.of();
     }
 
-    /** After the run: the report on stderr and its files in --profile-out. */
-    void report(Launch launch, Optional<SymbolTable> table, KvmStatsWindow kvm, PrintWriter err, ClaimedFolder files)
-            throws IOException {
-        if (!enabled()) return;
-        ProfileReport r = ProfileReport.of(launch.extension(GuestProfiler.class).profile(), table, ProfileReport.DEFAULT_TOP);
-        CategoryRollup categories = CategoryRollup.of(r);
-        ProfileText.print(err, r, categories, kvm);
-        if (files != null) files.write(ProfileFiles.of(r, categories, "jkvm run --profile=" + hz));
+    /**
+     * After the run: the report on stderr and its files in --profile-out, over the workload's
+     * {@code window} where the guest marked one (with the whole run's files in
+     * {@value ProfileFiles#WHOLE_RUN}/), else over the whole run; {@code runKvm} is KVM's
+     * statistics over the whole run.
+     */
+    void report(Launch launch, Optional<SymbolTable> table, KvmStatsWindow runKvm, Optional<WorkloadWindow.Figures> window,
+                PrintWriter err, ClaimedFolder files) throws IOException {
+        if (enabled()) report(launch.extension(GuestProfiler.class).profile(), table, runKvm, window, err, files);
+    }
+
+    void report(GuestProfile whole, Optional<SymbolTable> table, KvmStatsWindow runKvm, Optional<WorkloadWindow.Figures> window,
+                PrintWriter err, ClaimedFolder files) throws IOException {
+        String title = "jkvm run --profile=" + hz;
+        ProfileReport run = ProfileReport.of(whole, table, ProfileReport.DEFAULT_TOP);
+        if (window.isEmpty()) {
+            CategoryRollup categories = CategoryRollup.of(run);
+            ProfileText.print(err, run, categories, runKvm);
+            if (files != null) files.write(ProfileFiles.of(run, categories, title));
+            return;
+        }
+        WorkloadWindow.Figures w = window.get();
+        ProfileReport inWindow = ProfileReport.of(whole.between(w.from(), w.to()), table, ProfileReport.DEFAULT_TOP);
+        CategoryRollup categories = CategoryRollup.of(inWindow);
+        err.printf("jkvm: profile: over the workload's window (%.3f s): %d of the run's %d samples%s%n", w.nanos() / 1e9,
+                inWindow.samples(), run.samples(), files == null ? ""
+                        : "; the whole run's in " + out.resolve(ProfileFiles.WHOLE_RUN));
+        ProfileText.print(err, inWindow, categories, w.kvm());
+        if (files == null) return;
+        files.write(ProfileFiles.of(inWindow, categories, title + ", workload window"));
+        Map<String, String> wholeFiles = new LinkedHashMap<>();
+        ProfileFiles.of(run, CategoryRollup.of(run), title + ", whole run")
+                .forEach((name, text) -> wholeFiles.put(wholeRun(name), text));
+        files.write(wholeFiles);
+    }
+
+    /** The files --profile-out claims: a profile's, and the whole run's beside them for a guest that marks its window. */
+    private static List<String> files() {
+        List<String> files = new ArrayList<>(ProfileFiles.NAMES);
+        for (String name : ProfileFiles.NAMES) files.add(wholeRun(name));
+        return files;
+    }
+
+    private static String wholeRun(String name) {
+        return ProfileFiles.WHOLE_RUN + "/" + name;
     }
 }

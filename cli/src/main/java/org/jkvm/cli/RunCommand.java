@@ -235,7 +235,7 @@ final class RunCommand implements Callable<Integer> {
                     PreemptorsText.print(err, watch.get().preemptors(), "");
                     workload.flatMap(WorkloadWindow.Figures::preemptors).ifPresent(p -> PreemptorsText.print(err, p, " over the workload"));
                 }
-                profile.report(launch, symbols, run.kvm(), err, profiled);
+                profile.report(launch, symbols, run.kvm(), workload, err, profiled);
                 RecordOption.write(recording, recorded);
                 if (stats != null) stats.write(Json.pretty(RunStatsJson.of(run, pvLock, workload)) + "\n");
                 if (results != null) {

@@ -45,15 +45,21 @@ final class WorkloadWindow {
     /**
      * What happened in the window, once the guest has printed both edges.
      *
-     * @param nanos      from the ready line to the result line
+     * @param from       when the guest printed its ready line, by {@link System#nanoTime}
+     * @param to         when it printed its result line
      * @param kvm        KVM's statistics over it
      * @param preemptors who the vCPUs waited behind in it, where {@code --preemptors} watched
      * @param flagged    the vCPUs' mean share of it with {@code preempted} set, 0 to 1; NaN where PV lock measured none
      * @param vcpuThreads the vCPU threads' time on a CPU and on a run queue in it, summed, where read at both edges
      * @param idle       how long the vCPUs' host CPUs were idle in it, summed, where read at both edges
      */
-    record Figures(long nanos, KvmStatsWindow kvm, Optional<Preemptors> preemptors, double flagged,
-                   Optional<ThreadSchedStat> vcpuThreads, Optional<CpusIdle> idle) {}
+    record Figures(long from, long to, KvmStatsWindow kvm, Optional<Preemptors> preemptors, double flagged,
+                   Optional<ThreadSchedStat> vcpuThreads, Optional<CpusIdle> idle) {
+        /** The window's length. */
+        long nanos() {
+            return to - from;
+        }
+    }
 
     /**
      * Idle time of host CPUs over the window.
@@ -65,7 +71,7 @@ final class WorkloadWindow {
 
     /** The window's figures, or empty where the guest did not print both edges; {@code vcpuCpus} are the CPUs the vCPUs may use. */
     Optional<Figures> figures(Launch launch, Optional<PreemptorWatch> preemptors, BitSet vcpuCpus) {
-        return console.edges().map(e -> new Figures(e.end().at() - e.start().at(),
+        return console.edges().map(e -> new Figures(e.start().at(), e.end().at(),
                 launch.kvmStatistics().window(e.start().kvm(), e.end().kvm()),
                 preemptors.flatMap(w -> e.start().waitedBehind(e.end(), w)), e.start().flaggedShare(e.end()),
                 e.start().vcpuTimes(e.end()), idle(e.start().idleNanos(e.end(), vcpuCpus), vcpuCpus.cardinality())));

@@ -55,7 +55,7 @@ class RunStatsJsonTest {
     @Test
     void theWorkloadsWindowHasItsLengthSharePreemptorsAndStatistics() {
         Preemptors waited = new Preemptors(new BitSet(), 12, 3_456_789_000L, List.of(), 2);
-        WorkloadWindow.Figures w = new WorkloadWindow.Figures(5_012_345_678L, KvmStatsWindow.unavailable("none here"),
+        WorkloadWindow.Figures w = new WorkloadWindow.Figures(0, 5_012_345_678L, KvmStatsWindow.unavailable("none here"),
                 Optional.of(waited), 0.123456, Optional.of(new ThreadSchedStat(2_500_000_000L, 7_400_000_000L)),
                 Optional.of(new WorkloadWindow.CpusIdle(2, 120_000_000)));
         assertEquals("""
@@ -75,7 +75,7 @@ class RunStatsJsonTest {
                     "unavailable": "none here"
                   }
                 }""", Json.pretty(RunStatsJson.workload(w)));
-        Map<String, Object> unmeasured = RunStatsJson.workload(new WorkloadWindow.Figures(1_000_000, KvmStatsWindow.unavailable("x"),
+        Map<String, Object> unmeasured = RunStatsJson.workload(new WorkloadWindow.Figures(0, 1_000_000, KvmStatsWindow.unavailable("x"),
                 Optional.empty(), Double.NaN, Optional.empty(), Optional.empty()));
         assertNull(unmeasured.get("mean_preempted_share"), "PV lock off: no share, not 0");
         assertNull(unmeasured.get("preemptors"), "without --preemptors");

@@ -23,7 +23,7 @@ class WorkloadLinesTest {
     @Test
     void theVcpusRunAndWaitAreSharesOfTheirTimeAndTheIdleOneOfTheirCpus() {
         // 4 vCPUs over 5 s (20 s of vCPU time): ran 4 s, waited 14 s; their one CPU idle 0.25 s of 5
-        WorkloadWindow.Figures w = new WorkloadWindow.Figures(5_000_000_000L, KvmStatsWindow.unavailable("x"), Optional.empty(),
+        WorkloadWindow.Figures w = new WorkloadWindow.Figures(0, 5_000_000_000L, KvmStatsWindow.unavailable("x"), Optional.empty(),
                 0.25, Optional.of(new ThreadSchedStat(4_000_000_000L, 14_000_000_000L)),
                 Optional.of(new WorkloadWindow.CpusIdle(1, 250_000_000L)));
         assertEquals("""
@@ -34,7 +34,7 @@ class WorkloadLinesTest {
 
     @Test
     void withoutTheThreadsTimesThereIsNoSecondLine() {
-        WorkloadWindow.Figures w = new WorkloadWindow.Figures(2_000_000_000L, KvmStatsWindow.unavailable("x"), Optional.empty(),
+        WorkloadWindow.Figures w = new WorkloadWindow.Figures(0, 2_000_000_000L, KvmStatsWindow.unavailable("x"), Optional.empty(),
                 Double.NaN, Optional.empty(), Optional.of(new WorkloadWindow.CpusIdle(2, 1)));
         assertEquals("jkvm: workload: 2.000 s from the guest's ready line to its result\n", print(w, 2));
     }

@@ -50,9 +50,9 @@ import org.jkvm.vmm.vcpu.VcpuThreadTimes;
  * the spec profiles ({@link ExperimentSpec#profiled}) also carries {@link GuestProfiler} at
  * {@link ExperimentSpec#PROFILE_HZ} and leaves {@link ProfileFiles} in
  * {@code <profiles>/<run id>/} ({@code vm<i>/} below it when a run has several VMs), over the
- * workload's window where the guests mark it and the whole run's in {@value #WHOLE_RUN}/, named
- * against the {@link ExperimentSpec#SYSTEM_MAP} beside the kernel where there is one; its
- * result says {@code "profile_hz"} among the host figures.
+ * workload's window where the guests mark it and the whole run's in
+ * {@value ProfileFiles#WHOLE_RUN}/, named against the {@link ExperimentSpec#SYSTEM_MAP} beside
+ * the kernel where there is one; its result says {@code "profile_hz"} among the host figures.
  */
 public final class ExperimentRunner {
     private static final System.Logger LOG = System.getLogger(ExperimentRunner.class.getName());
@@ -62,9 +62,6 @@ public final class ExperimentRunner {
      * of its guests' ready lines.
      */
     public static final String READY_MS = "ms_to_ready";
-
-    /** The folder, beside a run's profile of its workload's window, of its whole run's profile. */
-    public static final String WHOLE_RUN = "whole-run";
 
     private final Kvm kvm;
     private final ExperimentSpec spec;
@@ -188,7 +185,7 @@ public final class ExperimentRunner {
     /**
      * Each VM's profile files: over its workload's window where every VM marked one (what the
      * run's throughput measures; the boot and the power-off left out), with the whole run's in
-     * {@value #WHOLE_RUN}/ beside them; else the whole run's alone. A profile that cannot be
+     * {@value ProfileFiles#WHOLE_RUN}/ beside them; else the whole run's alone. A profile that cannot be
      * written is logged and leaves the run's result as it is.
      */
     private void writeProfiles(Run run, List<VmRun> vms, Optional<List<WindowEdges.Edges<EdgeCounts>>> edges) {
@@ -207,7 +204,7 @@ public final class ExperimentRunner {
                 if (edges.isPresent()) {
                     WindowEdges.Edges<EdgeCounts> e = edges.get().get(i);
                     writeProfile(dir, whole.between(e.start().at(), e.end().at()), symbols, run.id() + ", workload window");
-                    writeProfile(dir.resolve(WHOLE_RUN), whole, symbols, run.id() + ", whole run");
+                    writeProfile(dir.resolve(ProfileFiles.WHOLE_RUN), whole, symbols, run.id() + ", whole run");
                 } else {
                     writeProfile(dir, whole, symbols, run.id());
                 }

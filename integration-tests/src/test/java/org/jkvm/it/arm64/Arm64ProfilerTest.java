@@ -19,7 +19,6 @@ import java.util.zip.GZIPInputStream;
 import javax.xml.parsers.DocumentBuilderFactory;
 
 import org.jkvm.experiment.Direction;
-import org.jkvm.experiment.ExperimentRunner;
 import org.jkvm.experiment.MedianInterval;
 import org.jkvm.vmm.profile.Category;
 import org.jkvm.vmm.profile.CategoryRules;
@@ -41,8 +40,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code [jkvm]}); a Linux guest running a shell loop shows user time as {@code [user]}
  * and its kernel samples with their callers from the frame records (kernel PCs stay hex: the
  * Debian kernel's System.map is a stub); the project's kernel, named by its own System.map,
- * running a lock-heavy workload leaves categories that match the rule table applied to its
- * folded stacks and a flame graph of them; an experiment whose one variant says
+ * running a lock-heavy workload, which marks its window, gets a profile of that window without
+ * the boot's samples, and over its whole run (in whole-run/) categories that match the rule
+ * table applied to its folded stacks and a flame graph of them; an experiment whose one variant says
  * {@code "profile": "on"} leaves that variant's profile under {@code --out} and none for the
  * other; and the profiler's cost on a workload's throughput,
  * measured with and without {@code --profile} in interleaved runs.
@@ -77,8 +77,9 @@ class Arm64ProfilerTest {
                         GuestFixture.command(loop)) + "; rc=$?; echo FOLDED; cat l.d/profile.folded; exit $rc")
                 .step("lock", JKVM + " run --kernel pvImage --initrd workloads.cpio.gz --cpus 2 --pin 0 --memory 512M"
                         + " --timeout 600 --profile --symbols System.map --profile-out lock.d --cmdline 'console=ttyS0 panic=-1 quiet"
-                        + " jkvm.workload=mmap-shared jkvm.workers=4 jkvm.seconds=8'; rc=$?; echo CATEGORIES; cat lock.d/categories.csv;"
-                        + " echo FOLDED; cat lock.d/profile.folded; echo SVG; gzip -c lock.d/flame.svg | base64 -w0; echo; exit $rc");
+                        + " jkvm.workload=mmap-shared jkvm.workers=4 jkvm.seconds=8'; rc=$?; echo CATEGORIES; cat lock.d/whole-run/categories.csv;"
+                        + " echo FOLDED; cat lock.d/whole-run/profile.folded; echo SVG; gzip -c lock.d/whole-run/flame.svg | base64 -w0;"
+                        + " echo; " + bootSamples("lock.d/profile.folded lock.d/whole-run/profile.folded") + "; exit $rc");
         Path spec = Files.writeString(tmp.resolve("prof.json"), """
                 {
                   "name": "prof",
@@ -91,8 +92,7 @@ class Arm64ProfilerTest {
                 """);
         steps.step("experiment", "java -jar jkvm.jar experiment run prof.json --out pout && find pout/profiles -type f | sort"
                 + " && grep -c '\"profile_hz\":99' prof.results.jsonl && grep '^all,' pout/profiles/cpu/sampled/1/categories.csv"
-                + " && echo BOOT-SAMPLES && for f in pout/profiles/cpu/sampled/1/profile.folded pout/profiles/cpu/sampled/1/whole-run/profile.folded;"
-                + " do echo \"$f $(awk '{n += $NF} /kernel_init|do_populate_rootfs/ {b += $NF} END {print n + 0, b + 0}' $f)\"; done");
+                + " && " + bootSamples("pout/profiles/cpu/sampled/1/profile.folded pout/profiles/cpu/sampled/1/whole-run/profile.folded"));
         for (int i = 0; i < 2 * COST_PAIRS; i++) {
             boolean on = i % 4 == 0 || i % 4 == 3; // on off off on: drift over the boot falls on both alike
             steps.step("cost-" + (on ? "on-" : "off-") + i, "java -jar jkvm.jar run --kernel Image --initrd workloads.cpio.gz"
@@ -141,6 +141,9 @@ class Arm64ProfilerTest {
 
         Steps.Step lock = Steps.require(out, "lock");
         assertEquals(0, lock.exitCode(), lock.output());
+        assertTrue(lock.output().contains("jkvm: profile: over the workload's window ("), lock.output());
+        windowLeavesTheBootOut("jkvm run", lock.output(), "lock.d/" + ProfileFiles.FOLDED,
+                "lock.d/" + ProfileFiles.WHOLE_RUN + "/" + ProfileFiles.FOLDED);
         categoriesFollowTheRules(lock.output());
         flameGraphDrawsTheFoldedStacks(lock.output());
         System.err.println("lock-heavy profile (project kernel, mmap-shared, 2 vCPUs on 1 host CPU):\n" + profileLines(lock.output()));
@@ -148,14 +151,14 @@ class Arm64ProfilerTest {
         Steps.Step experiment = Steps.require(out, "experiment");
         assertEquals(0, experiment.exitCode(), experiment.output());
         String run = "pout/profiles/cpu/sampled/1/";
-        String whole = run + ExperimentRunner.WHOLE_RUN + "/";
+        String whole = run + ProfileFiles.WHOLE_RUN + "/";
         assertTrue(experiment.output().contains(run + ProfileFiles.CATEGORIES + "\n" + run + ProfileFiles.FLAME_GRAPH + "\n"
                 + run + ProfileFiles.FOLDED + "\n" + whole + ProfileFiles.CATEGORIES + "\n" + whole + ProfileFiles.FLAME_GRAPH + "\n"
                 + whole + ProfileFiles.FOLDED + "\n1\n"),
                 "the profiled variant's files (its workload window, and its whole run), none for the other, one result saying so:\n"
                         + experiment.output());
         assertTrue(Pattern.compile("(?m)^all,user,[1-9]").matcher(experiment.output()).find(), experiment.output());
-        windowLeavesTheBootOut(experiment.output(), run + ProfileFiles.FOLDED, whole + ProfileFiles.FOLDED);
+        windowLeavesTheBootOut("experiment", experiment.output(), run + ProfileFiles.FOLDED, whole + ProfileFiles.FOLDED);
 
         cost(out);
     }
@@ -164,17 +167,23 @@ class Arm64ProfilerTest {
      * The workload window's profile holds fewer samples than the whole run's, none of them in the
      * guest's boot (unpacking the initramfs, kernel_init), which the whole run's has.
      */
-    private static void windowLeavesTheBootOut(String output, String window, String whole) {
+    private static void windowLeavesTheBootOut(String who, String output, String window, String whole) {
         Matcher w = Pattern.compile("(?m)^" + Pattern.quote(window) + " (\\d+) (\\d+)$").matcher(output);
         Matcher r = Pattern.compile("(?m)^" + Pattern.quote(whole) + " (\\d+) (\\d+)$").matcher(output);
         assertTrue(w.find() && r.find(), "no sample counts of both profiles:\n" + output);
         long windowSamples = Long.parseLong(w.group(1));
         long wholeSamples = Long.parseLong(r.group(1));
-        System.err.println("experiment profile: workload window " + windowSamples + " samples (" + w.group(2) + " in the boot), whole run "
+        System.err.println(who + " profile: workload window " + windowSamples + " samples (" + w.group(2) + " in the boot), whole run "
                 + wholeSamples + " (" + r.group(2) + " in the boot)");
         assertTrue(windowSamples > 0 && windowSamples < wholeSamples, output);
         assertEquals(0, Long.parseLong(w.group(2)), "the window's profile has boot samples:\n" + output);
         assertTrue(Long.parseLong(r.group(2)) > 0, "the whole run's profile has no boot samples:\n" + output);
+    }
+
+    /** A shell line printing, for each folded-stacks file, its samples and those in the guest's boot (initramfs, kernel_init). */
+    private static String bootSamples(String files) {
+        return "echo BOOT-SAMPLES && for f in " + files + "; do echo \"$f $(awk '{n += $NF} /kernel_init|do_populate_rootfs/"
+                + " {b += $NF} END {print n + 0, b + 0}' $f)\"; done";
     }
 
     /** The categories file holds what the rule table makes of the folded stacks, and the real kernel's samples are named. */

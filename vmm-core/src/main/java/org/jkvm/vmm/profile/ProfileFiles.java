@@ -6,7 +6,9 @@ import java.util.Map;
 
 /**
  * What a profile leaves in its folder ({@code jkvm run --profile-out DIR}, and each profiled run
- * of an experiment): the folded stacks, the categories as CSV, and the flame graph.
+ * of an experiment): the folded stacks, the categories as CSV, and the flame graph; where the
+ * guest marked its workload's window, those of the window, with the whole run's in
+ * {@value #WHOLE_RUN}/ beside them.
  */
 public final class ProfileFiles {
     /** The folded stacks, one {@code vcpuN;outer;...;leaf count} line each. */
@@ -17,6 +19,8 @@ public final class ProfileFiles {
     public static final String FLAME_GRAPH = "flame.svg";
     /** All of them, in the order above. */
     public static final List<String> NAMES = List.of(FOLDED, CATEGORIES, FLAME_GRAPH);
+    /** The folder, beside the profile of a workload's window, of the whole run's profile. */
+    public static final String WHOLE_RUN = "whole-run";
 
     private ProfileFiles() {}
 
