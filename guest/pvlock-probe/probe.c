@@ -235,7 +235,11 @@ void __attribute__((noreturn)) main(u64 dtb)
 		puts_("\n");
 		observe();
 	} else {
+		/* Busy as long as an observation: the host still sees every vCPU running (and
+		 * preempted) for probe.seconds, as jkvm's --pvlock track-only wants to. */
+		u64 never = 0;
 		puts_("PVPROBE pvlock unavailable\n");
+		wait_ticks(&never, seconds * timer_hz);
 	}
 
 	stop_flag = 1;

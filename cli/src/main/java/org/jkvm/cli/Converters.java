@@ -65,7 +65,7 @@ final class Converters {
         }
     }
 
-    /** A PV-lock mode: auto, kernel, userspace or off ({@link PvLockMode#parse}). */
+    /** A PV-lock mode: auto, kernel, userspace, off or track-only ({@link PvLockMode#parse}). */
     static final class PvLock implements ITypeConverter<PvLockMode> {
         @Override
         public PvLockMode convert(String text) {

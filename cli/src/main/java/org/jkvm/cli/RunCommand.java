@@ -141,7 +141,8 @@ final class RunCommand implements Callable<Integer> {
         add(OptionBinding.option("--pvlock", "MODE", PvLockMode.class, () -> pvlock, v -> pvlock = v)
                 .defaultValue("auto").converters(new Converters.PvLock())
                 .description("PV-lock preempted flags: auto, kernel (host kernel with the series), userspace (jkvm"
-                        + " writes them), off (default: ${DEFAULT-VALUE})."));
+                        + " writes them), off (default: ${DEFAULT-VALUE}), track-only (jkvm tracks and writes them as"
+                        + " userspace does but offers the guest nothing: the tracker's cost alone)."));
         add(OptionBinding.option("--pvlock-sample", "HZ", int.class, () -> pvlockSample, v -> pvlockSample = v)
                 .arity("0..1").defaultValue("" + PvLockDevice.DEFAULT_SAMPLE_HZ)
                 .fallbackValue("" + PvLockDevice.MAX_SAMPLE_HZ).converters(new Converters.WholeNumber())

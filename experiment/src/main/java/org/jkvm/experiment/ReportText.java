@@ -9,6 +9,7 @@ import java.util.function.Predicate;
 import org.jkvm.experiment.ExperimentSpec.Variant;
 import org.jkvm.experiment.Report.Cell;
 import org.jkvm.experiment.Report.WorkloadReport;
+import org.jkvm.pvlock.PvLockMode;
 
 /**
  * The report as text: a header, then the main table (a row per workload: the base's mean ± stdev,
@@ -45,7 +46,9 @@ public final class ReportText {
             sb.append("  ").append(v.name());
             if (v.name().equals(spec.base())) sb.append(" [base]");
             if (v.name().equals(spec.reference())) sb.append(" [reference]");
-            sb.append(": pvlock ").append(v.pvlock().cliName()).append(", steal time ").append(v.stealTime() ? "on" : "off")
+            sb.append(": pvlock ").append(v.pvlock().cliName())
+                    .append(v.pvlock() == PvLockMode.TRACK_ONLY ? " (jkvm tracks and writes the flags; the guest is not offered them)" : "")
+                    .append(", steal time ").append(v.stealTime() ? "on" : "off")
                     .append(", ").append(spec.vms() > 1 ? spec.vms() + " VMs x " : "").append(spec.vcpus(v)).append(" vCPUs on host CPUs ")
                     .append(spec.pin(v)).append(String.format(Locale.ROOT, " (overcommit %.2fx)", spec.overcommit(v)))
                     .append(variantVmmPin(spec, v));

@@ -2,7 +2,7 @@ package org.jkvm.experiment;
 
 /**
  * One problem in an experiment spec, printed like a compiler message:
- * {@code overcommit.json:12:7: variants[1].pvlock: "fast" is not one of off, userspace, kernel, auto}.
+ * {@code overcommit.json:12:7: variants[1].pvlock: "fast" is not one of off, userspace, kernel, auto, track-only}.
  *
  * @param file    the spec file as the user named it
  * @param line    1-based line, or 0 when the problem has no place (the file as a whole)

@@ -41,7 +41,7 @@ final class SpecReader {
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{[^{}\\s]*}");
     private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "pmu", "ptrauth", "sve", "kernel",
             "host_kernel_args", "vcpus", "pin", "vmm_pin", "cmdline", "profile");
-    private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto");
+    private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto", "track-only");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
 
     private final Path source;

@@ -119,6 +119,20 @@ class ReportTest {
     }
 
     @Test
+    void aTrackOnlyVariantSaysItsGuestIsNotOfferedTheFlags() {
+        ExperimentSpec spec = ExperimentSpec.parse("""
+                {"name": "rep", "guest": {"kernel": "I", "initrd": "R"}, "vcpus": 4, "pin": "0",
+                 "workloads": [{"name": "cpu", "workers": 4, "seconds": 5}],
+                 "variants": [{"name": "off", "pvlock": "off"}, {"name": "sham", "pvlock": "track-only"}],
+                 "repetitions": 1}
+                """, Path.of("rep.json"), false, Map.of());
+        String text = Report.of(spec, List.of()).text();
+        assertTrue(text.contains("  sham: pvlock track-only (jkvm tracks and writes the flags; the guest is not offered them),"
+                + " steal time on"), text);
+        assertTrue(text.contains("  off [base]: pvlock off, steal time on"), text);
+    }
+
+    @Test
     void aVariantsOwnVmmPinIsOnItsLine() {
         ExperimentSpec spec = ExperimentSpec.parse("""
                 {"name": "rep", "guest": {"kernel": "I", "initrd": "R"}, "vcpus": 4, "pin": "0", "vmm_pin": "1",

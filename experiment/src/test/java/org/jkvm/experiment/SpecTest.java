@@ -140,7 +140,7 @@ class SpecTest {
                         + "shell-dyn, execl, spawn, pipe-ctxsw",
                 "bad.json:9:53: workloads[0].seconds: must be a positive whole number, not 1.5",
                 "bad.json:10:33: workloads[1].workers: must be a positive whole number, not \"4\"",
-                "bad.json:14:30: variants[1].pvlock: \"fast\" is not one of off, userspace, kernel, auto",
+                "bad.json:14:30: variants[1].pvlock: \"fast\" is not one of off, userspace, kernel, auto, track-only",
                 "bad.json:14:52: variants[1].steal_time: \"maybe\" is not one of on, off",
                 "bad.json:15:15: variants[2].name: \"a\" is already the name of an earlier variant (line 13)",
                 "bad.json:15:48: variants[2].base: only one variant can be the base; \"a\" already is (line 13)",

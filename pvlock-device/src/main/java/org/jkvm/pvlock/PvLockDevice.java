@@ -86,13 +86,12 @@ public final class PvLockDevice implements VmExtension {
         PvLockStats stats = new PvLockStats(vcpus.size());
         long bmapReg = KvmArm64.KVM_REG_ARM_VENDOR_HYP_BMAP();
         long kernelBitmap = vcpus.getFirst().getOneReg(bmapReg);
-        if (r.mode() == PvLockMode.OFF) {
-            // A host kernel with the series may advertise PV lock itself: take the bit away.
-            if ((kernelBitmap & PvLockCalls.PV_LOCK_BIT) != 0) {
-                vcpus.getFirst().setOneReg(bmapReg, kernelBitmap & ~PvLockCalls.PV_LOCK_BIT);
-            }
-            return new PvLockDevice(r, null, stats, false, null, null, trackerCpus);
+        boolean offered = r.mode() != PvLockMode.OFF && r.mode() != PvLockMode.TRACK_ONLY;
+        // A host kernel with the series may advertise PV lock itself: take the bit away.
+        if (!offered && (kernelBitmap & PvLockCalls.PV_LOCK_BIT) != 0) {
+            vcpus.getFirst().setOneReg(bmapReg, kernelBitmap & ~PvLockCalls.PV_LOCK_BIT);
         }
+        if (r.mode() == PvLockMode.OFF) return new PvLockDevice(r, null, stats, false, null, null, trackerCpus);
         MemoryRegion mem = vm.memory().add("pvlock", MemoryRegion.Kind.RESERVED, Arm64Layout.PVLOCK,
                 Arm64Layout.pvRegionSize(vcpus.size()), false);
         PvLockRegion region = new PvLockRegion(mem, vcpus.size());
@@ -112,9 +111,14 @@ public final class PvLockDevice implements VmExtension {
             }
         }
         UserspacePreemptionTracker tracker = null;
-        if (r.mode() == PvLockMode.USERSPACE) {
+        if (r.mode() == PvLockMode.USERSPACE || r.mode() == PvLockMode.TRACK_ONLY) {
             tracker = new UserspacePreemptionTracker(region, stats, vcpus.size(), trackerCpus);
             vm.addRunListener(tracker);
+        }
+        if (!offered) {
+            // The guest never learns the structures' address, so it never reads the flags written there.
+            tracker.trackFromStart();
+            return new PvLockDevice(r, region, stats, false, tracker, null, trackerCpus);
         }
         boolean byJkvm = support.filter();
         if (byJkvm) {
@@ -146,9 +150,14 @@ public final class PvLockDevice implements VmExtension {
         return stats;
     }
 
-    /** Whether jkvm answers the guest's discovery calls (else the host kernel does). */
+    /** Whether jkvm answers the guest's discovery calls (else the host kernel does, or nothing is offered). */
     public boolean answeredByJkvm() {
         return answeredByJkvm;
+    }
+
+    /** Whether the guest is offered the flags: not when off, nor in {@link PvLockMode#TRACK_ONLY}. */
+    public boolean offered() {
+        return region != null && resolution.mode() != PvLockMode.TRACK_ONLY;
     }
 
     /**
@@ -191,7 +200,7 @@ public final class PvLockDevice implements VmExtension {
         String where = region == null ? "" : ", structures at 0x" + Long.toHexString(region.region().gpa())
                 + " (" + region.region().size() / 1024 + " KiB)";
         return "PV lock " + resolution.mode().cliName() + " (" + resolution.reason() + ")" + where
-                + (region != null && !answeredByJkvm ? ", calls answered by the host kernel" : "");
+                + (offered() && !answeredByJkvm ? ", calls answered by the host kernel" : "");
     }
 
     /** Stops tracking and sampling, so the counters describe the run alone. */

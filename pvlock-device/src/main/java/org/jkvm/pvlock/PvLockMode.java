@@ -13,19 +13,26 @@ public enum PvLockMode {
     /** jkvm writes {@code preempted} itself, from the vCPU threads' context switches. */
     USERSPACE,
     /** Nothing is advertised; a guest that asks gets NOT_SUPPORTED. */
-    OFF;
+    OFF,
+    /**
+     * A control for experiments: jkvm tracks the vCPU threads' preemptions and writes the flags
+     * as {@link #USERSPACE} does, from the start, but offers the guest nothing, as {@link #OFF};
+     * against OFF it shows what the tracker costs, against USERSPACE what the guest's use of its
+     * flags does.
+     */
+    TRACK_ONLY;
 
-    /** Parses a mode name as users write it: auto, kernel, userspace, off. */
+    /** Parses a mode name as users write it: auto, kernel, userspace, off, track-only. */
     public static PvLockMode parse(String text) {
         try {
-            return valueOf(text.strip().toUpperCase(Locale.ROOT));
+            return valueOf(text.strip().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new SettingException("pvlock", text, "unknown mode; use auto, kernel, userspace or off");
+            throw new SettingException("pvlock", text, "unknown mode; use auto, kernel, userspace, off or track-only");
         }
     }
 
     /** The name users write. */
     public String cliName() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

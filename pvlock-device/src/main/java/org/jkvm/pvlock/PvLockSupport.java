@@ -12,7 +12,7 @@ public record PvLockSupport(boolean attribute, boolean filter) {
     /**
      * A mode that can run here, with the reason in words.
      *
-     * @param mode   KERNEL, USERSPACE or OFF
+     * @param mode   KERNEL, USERSPACE, OFF or TRACK_ONLY
      * @param reason why, in one line
      */
     public record Resolution(PvLockMode mode, String reason) {}
@@ -52,6 +52,8 @@ public record PvLockSupport(boolean attribute, boolean filter) {
                 yield new Resolution(PvLockMode.USERSPACE, "requested");
             }
             case OFF -> new Resolution(PvLockMode.OFF, "requested");
+            case TRACK_ONLY -> new Resolution(PvLockMode.TRACK_ONLY, "requested: jkvm tracks the preemptions and writes the"
+                    + " flags, the guest is not offered them");
         };
     }
 }

@@ -29,7 +29,8 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * which is what the guest would assume without PV lock: a vCPU preempted before the perf
  * records begin reads as running until it runs again (the rest of that one preemption), never
  * the other way round. The perf records are opened on the tracker's own thread, off the
- * vCPU thread that made the call.
+ * vCPU thread that made the call. In {@link PvLockMode#TRACK_ONLY} it tracks from the vCPU
+ * threads' start ({@link #trackFromStart}) for a guest that is never offered the flags.
  */
 final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(UserspacePreemptionTracker.class.getName());
@@ -88,6 +89,12 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         if (asked) return;
         asked = true;
         LOG.log(Level.DEBUG, "vCPU {0} made the first PV-lock call: preemption tracking starts", vcpu);
+        startIfDue();
+    }
+
+    /** Tracks once every vCPU thread is known, without waiting for a PV-lock call. */
+    synchronized void trackFromStart() {
+        asked = true;
         startIfDue();
     }
 

@@ -46,14 +46,19 @@ class PvLockSupportTest {
     }
 
     @Test
-    void offIsAlwaysPossible() {
+    void offAndTrackOnlyAreAlwaysPossible() {
         assertEquals(PvLockMode.OFF, new PvLockSupport(false, false).resolve(PvLockMode.OFF, true).mode());
+        PvLockSupport.Resolution t = new PvLockSupport(false, false).resolve(PvLockMode.TRACK_ONLY, false);
+        assertEquals(PvLockMode.TRACK_ONLY, t.mode(), "nothing is offered, so neither the series nor the filter is needed");
+        assertTrue(t.reason().contains("not offered"), t.reason());
     }
 
     @Test
     void modeNamesParseAndUnknownOnesAreRefused() {
         assertEquals(PvLockMode.USERSPACE, PvLockMode.parse(" Userspace "));
+        assertEquals(PvLockMode.TRACK_ONLY, PvLockMode.parse("track-only"));
+        assertEquals("track-only", PvLockMode.TRACK_ONLY.cliName());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PvLockMode.parse("fast"));
-        assertTrue(e.getMessage().contains("auto, kernel, userspace or off"), e.getMessage());
+        assertTrue(e.getMessage().contains("auto, kernel, userspace, off or track-only"), e.getMessage());
     }
 }

@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * bare-metal guest (guest/pvlock-probe) on every vCPU of a 4-vCPU VM: discovery, per-vCPU
  * structures, and another vCPU's {@code preempted} flipping while the vCPUs share the host's
  * CPUs with hogs; {@code --vmm-pin} moving every other thread of jkvm off the vCPUs' CPU;
- * {@code off} advertising nothing; {@code kernel} refused; and
+ * {@code off} advertising nothing; {@code track-only} advertising nothing either while jkvm
+ * tracks the same hogged vCPUs' preemptions and writes their flags; {@code kernel} refused; and
  * pvlock-device's own arm64 tests (the attribute's ENXIO path) run inside the host.
  */
 @Tag("arm64")
@@ -60,6 +61,8 @@ class Arm64PvLockTest {
                 .step("userspace", hogs + "; " + probeRun("userspace", "--pin 0-1 --cmdline probe.seconds=4")
                         + " --stats-json userspace.json; rc=$?; kill $h0 $h1; cat userspace.json; exit $rc")
                 .step("off", probeRun("off", "--cmdline probe.seconds=1"))
+                .step("track-only", hogs + "; " + probeRun("track-only", "--pin 0-1 --cmdline probe.seconds=2")
+                        + " --stats-json track.json; rc=$?; kill $h0 $h1; cat track.json; exit $rc")
                 // While the probe watches the flags, where each of jkvm's threads may run.
                 .step("vmm-pin", probeRun("userspace", "--pin 0 --vmm-pin 1 --cmdline probe.seconds=4") + " > v.out 2>&1 & j=$!;"
                         + " until grep -q 'PVPROBE cpu=3' v.out || ! kill -0 $j 2>/dev/null; do sleep 0.2; done; "
@@ -90,14 +93,17 @@ class Arm64PvLockTest {
 
         Steps.Step off = Steps.require(out, "off");
         assertEquals(0, off.exitCode(), off.output());
-        Matcher f = Pattern.compile("PVPROBE cpu=\\d uid=ok features=0x(\\p{XDigit}+) pvlock=unsupported").matcher(off.output());
-        int n = 0;
-        while (f.find()) {
-            assertEquals(0, Long.parseLong(f.group(1), 16) & 4, "bit 2 must be clear with --pvlock off");
-            n++;
-        }
-        assertEquals(4, n, off.output());
-        assertTrue(off.output().contains("PVPROBE pvlock unavailable"), off.output());
+        notOffered(off.output(), "off");
+
+        Steps.Step t = Steps.require(out, "track-only");
+        assertEquals(0, t.exitCode(), t.output());
+        notOffered(t.output(), "track-only");
+        assertTrue(t.output().contains("\"mode\": \"track-only\"") && t.output().contains("\"answered_by\": null"), t.output());
+        assertTrue(Pattern.compile("\"tracking_started_ms\": \\d+").matcher(t.output()).find(),
+                "tracking starts without a PV-lock call:\n" + t.output());
+        long set = Pattern.compile("\"preempted_set\": (\\d+)").matcher(t.output()).results()
+                .mapToLong(r -> Long.parseLong(r.group(1))).sum();
+        assertTrue(set > 0, "the hogs preempt the vCPUs, and jkvm flags them where the guest cannot look:\n" + t.output());
         Steps.Step v = Steps.require(out, "vmm-pin");
         assertEquals(0, v.exitCode(), v.output());
         assertTrue(v.output().contains("PVPROBE done"), v.output());
@@ -106,6 +112,18 @@ class Arm64PvLockTest {
         Steps.Step k = Steps.require(out, "kernel");
         assertEquals(2, k.exitCode(), k.output());
         assertTrue(k.output().contains("lacks the PV-lock series"), k.output());
+    }
+
+    /** Every vCPU of the probe finds bit 2 clear and its PV-lock call unsupported. */
+    private static void notOffered(String output, String mode) {
+        Matcher f = Pattern.compile("PVPROBE cpu=\\d uid=ok features=0x(\\p{XDigit}+) pvlock=unsupported").matcher(output);
+        int n = 0;
+        while (f.find()) {
+            assertEquals(0, Long.parseLong(f.group(1), 16) & 4, "bit 2 must be clear with --pvlock " + mode);
+            n++;
+        }
+        assertEquals(4, n, output);
+        assertTrue(output.contains("PVPROBE pvlock unavailable"), output);
     }
 
     @Test
