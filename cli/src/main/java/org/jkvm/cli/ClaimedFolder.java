@@ -32,7 +32,6 @@ final class ClaimedFolder implements AutoCloseable {
      * @throws UserError naming the option, the folder and why it cannot be written
      */
     static ClaimedFolder claim(String option, Path dir, List<String> names) {
-        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new UserError(option + " " + dir + ": not a folder");
         List<Path> made = new ArrayList<>();
         Map<String, ClaimedOutput> files = new LinkedHashMap<>();
         try {
@@ -81,7 +80,7 @@ final class ClaimedFolder implements AutoCloseable {
             try {
                 Files.deleteIfExists(folder);
             } catch (DirectoryNotEmptyException kept) {
-                // written into: the run's result
+                // it holds what the run wrote
             }
         }
     }

@@ -105,24 +105,24 @@ final class ProfileOptions {
     void report(GuestProfile whole, Optional<SymbolTable> table, KvmStatsWindow runKvm, Optional<WorkloadWindow.Figures> window,
                 PrintWriter err, ClaimedFolder files) throws IOException {
         String title = "jkvm run --profile=" + hz;
-        ProfileReport run = ProfileReport.of(whole, table, ProfileReport.DEFAULT_TOP);
+        ProfileReport all = ProfileReport.of(whole, table, ProfileReport.DEFAULT_TOP);
         if (window.isEmpty()) {
-            CategoryRollup categories = CategoryRollup.of(run);
-            ProfileText.print(err, run, categories, runKvm);
-            if (files != null) files.write(ProfileFiles.of(run, categories, title));
+            CategoryRollup categories = CategoryRollup.of(all);
+            ProfileText.print(err, all, categories, runKvm);
+            if (files != null) files.write(ProfileFiles.of(all, categories, title));
             return;
         }
         WorkloadWindow.Figures w = window.get();
         ProfileReport inWindow = ProfileReport.of(whole.between(w.from(), w.to()), table, ProfileReport.DEFAULT_TOP);
         CategoryRollup categories = CategoryRollup.of(inWindow);
         err.printf("jkvm: profile: over the workload's window (%.3f s): %d of the run's %d samples%s%n", w.nanos() / 1e9,
-                inWindow.samples(), run.samples(), files == null ? ""
+                inWindow.samples(), all.samples(), files == null ? ""
                         : "; the whole run's in " + out.resolve(ProfileFiles.WHOLE_RUN));
         ProfileText.print(err, inWindow, categories, w.kvm());
         if (files == null) return;
         files.write(ProfileFiles.of(inWindow, categories, title + ", workload window"));
         Map<String, String> wholeFiles = new LinkedHashMap<>();
-        ProfileFiles.of(run, CategoryRollup.of(run), title + ", whole run")
+        ProfileFiles.of(all, CategoryRollup.of(all), title + ", whole run")
                 .forEach((name, text) -> wholeFiles.put(wholeRun(name), text));
         files.write(wholeFiles);
     }
