@@ -71,6 +71,7 @@ final class RunCommand implements Callable<Integer> {
     private CpuOptions cpu = CpuOptions.DEFAULT;
     private PvLockMode pvlock;
     private int pvlockSample;
+    private int pvlockBatch;
     private boolean preemptors;
     private List<Disk> disks = new ArrayList<>();
     private boolean rng;
@@ -148,6 +149,11 @@ final class RunCommand implements Callable<Integer> {
                 .fallbackValue("" + PvLockDevice.MAX_SAMPLE_HZ).converters(new Converters.WholeNumber())
                 .description("Kernel PV-lock mode: read the host kernel's preempted flags HZ times a second from jkvm,"
                         + " for the report (default ${DEFAULT-VALUE}; ${FALLBACK-VALUE} when given without HZ; 0: never)."));
+        add(OptionBinding.option("--pvlock-batch", "MS", int.class, () -> pvlockBatch, v -> pvlockBatch = v)
+                .defaultValue("0").converters(new Converters.WholeNumber())
+                .description("Userspace and track-only PV-lock modes: the tracker wakes every MS milliseconds and reads"
+                        + " the scheduler switches written meanwhile, instead of waking at each (default ${DEFAULT-VALUE}:"
+                        + " at each; up to " + PvLockDevice.MAX_BATCH_MILLIS + "). Fewer wake-ups, flags up to MS later."));
         add(OptionBinding.flag("--preemptors", () -> preemptors, v -> preemptors = v)
                 .description("Tell who kept the vCPU threads off their host CPUs: every scheduler switch on the"
                         + " CPUs of --pin (unpinned: all of jkvm's) is read, and each task that ran while a vCPU"
@@ -200,7 +206,7 @@ final class RunCommand implements Callable<Integer> {
         Optional<SymbolTable> symbols = profile.check();
         PrintWriter err = spec.commandLine().getErr();
         WorkloadWindow window = new WorkloadWindow(new FileOutputStream(FileDescriptor.out));
-        List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock, pvlockSample),
+        List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(pvlock, pvlockSample, pvlockBatch),
                 VcpuThreadTimes.attaching()));
         attach.addAll(profile.attach());
         if (preemptors) attach.add(PreemptorWatch.attaching());

@@ -111,6 +111,7 @@ final class RunStatsJson {
         m.put("switch_source", pvLock.switchSource());
         long started = pvLock.stats().trackingStartedMillis();
         m.put("tracking_started_ms", pvLock.switchSource() == null || started < 0 ? null : started);
+        m.put("tracker_wakeups", pvLock.switchSource() == null || started < 0 ? null : pvLock.stats().trackerWakeups());
         m.put("answered_by", !pvLock.offered() ? null : pvLock.answeredByJkvm() ? "jkvm" : "kernel");
         m.put("thread_cpus", pvLock.threadCpus().map(c -> CpuSet.format(c.cpus())).orElse(null));
         m.put("thread_own_cpu", pvLock.threadCpus().map(TrackerCpus::ownCpu).orElse(null));

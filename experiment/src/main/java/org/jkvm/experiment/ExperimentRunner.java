@@ -118,7 +118,7 @@ public final class ExperimentRunner {
             placed.putAll(placement.place(v));
             VmConfig config = spec.vmConfig(v, run.workload());
             boolean profiled = spec.profiled(run);
-            List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(v.pvlock()), VcpuThreadTimes.attaching()));
+            List<VmExtension.Attach> attach = new ArrayList<>(List.of(PvLockDevice.attaching(v.pvlock(), PvLockDevice.DEFAULT_SAMPLE_HZ, v.pvlockBatch()), VcpuThreadTimes.attaching()));
             if (spec.preemptors()) attach.add(PreemptorWatch.attaching());
             if (profiled) {
                 attach.add(GuestProfiler.attaching(ExperimentSpec.PROFILE_HZ));
@@ -251,7 +251,7 @@ public final class ExperimentRunner {
     /** Host-side figures summed over the run's VMs and vCPUs. */
     private static void collect(Map<String, Number> host, List<VmRun> vms) {
         long exits = 0, inRun = 0, outside = 0, onCpu = 0, waiting = 0, calls = 0, set = 0, cleared = 0, seen = 0;
-        long preemptions = 0, voluntary = 0;
+        long preemptions = 0, voluntary = 0, wakeups = 0;
         List<StalenessHistogram> flagDelays = new ArrayList<>();
         List<Optional<TrackerCpus>> pvLockThreads = new ArrayList<>();
         boolean sched = true;
@@ -271,6 +271,7 @@ public final class ExperimentRunner {
             pvLockThreads.add(pvLock.threadCpus());
             PvLockStats stats = pvLock.stats();
             flagDelays.add(stats.staleness());
+            wakeups += stats.trackerWakeups();
             PvLockTotals p = stats.totals();
             calls += p.pvLockCalls();
             set += p.preemptedSet();
@@ -293,7 +294,7 @@ public final class ExperimentRunner {
         host.put("preempted_changes_seen", seen);
         host.put("vcpu_preemptions", preemptions);
         host.put("vcpu_voluntary_switch_outs", voluntary);
-        TrackerDelay.put(host, StalenessHistogram.merged(flagDelays));
+        TrackerDelay.put(host, StalenessHistogram.merged(flagDelays), wakeups);
         PvLockThreadPlace.put(host, pvLockThreads);
     }
 

@@ -159,6 +159,7 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      *
      * @param name           unique; part of run ids
      * @param pvlock         the {@code --pvlock} mode
+     * @param pvlockBatch    the userspace tracker's batch period in milliseconds ({@code --pvlock-batch}), 0: none
      * @param stealTime      PV steal time on or off ({@code --pv steal-time=})
      * @param pmu            the guest has a PMUv3 ({@code --pmu}); off unless the spec says on
      * @param cpu            the vCPUs' optional features ({@code --cpu}): "ptrauth" and "sve", each on unless the spec says off
@@ -173,7 +174,7 @@ public record ExperimentSpec(Path source, String name, Guest guest, int vcpus, l
      *                       the guest with and without its PV lock), put after the spec's; or null
      * @param profile        its runs are profiled ({@link #profiled}); off unless the spec says on
      */
-    public record Variant(String name, PvLockMode pvlock, boolean stealTime, boolean pmu, CpuOptions cpu, Path kernel,
+    public record Variant(String name, PvLockMode pvlock, int pvlockBatch, boolean stealTime, boolean pmu, CpuOptions cpu, Path kernel,
                           String hostKernelArgs, int vcpus, String pin, String vmmPin, String cmdline, boolean profile) {
         /** What the vCPUs go without, as the reports name it: "" when they have every feature the host offers. */
         public String cpuText() {

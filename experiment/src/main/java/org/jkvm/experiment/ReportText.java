@@ -48,6 +48,7 @@ public final class ReportText {
             if (v.name().equals(spec.reference())) sb.append(" [reference]");
             sb.append(": pvlock ").append(v.pvlock().cliName())
                     .append(v.pvlock() == PvLockMode.TRACK_ONLY ? " (jkvm tracks and writes the flags; the guest is not offered them)" : "")
+                    .append(v.pvlockBatch() > 0 ? ", its tracker reading the switches every " + v.pvlockBatch() + " ms" : "")
                     .append(", steal time ").append(v.stealTime() ? "on" : "off")
                     .append(", ").append(spec.vms() > 1 ? spec.vms() + " VMs x " : "").append(spec.vcpus(v)).append(" vCPUs on host CPUs ")
                     .append(spec.pin(v)).append(String.format(Locale.ROOT, " (overcommit %.2fx)", spec.overcommit(v)))
@@ -158,19 +159,30 @@ public final class ReportText {
         g.render(sb, 2);
     }
 
-    /** The userspace PV-lock tracker's switch-to-flag delays per cell, when any measured run recorded them. */
+    /**
+     * The userspace PV-lock tracker's switch-to-flag delays per cell, when any measured run recorded
+     * them; its wake-ups too where the runs counted them (results logged before they were have none).
+     */
     private static void trackerTable(StringBuilder sb, Report report) {
         if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.tracker() == null)) return;
+        boolean wakeups = report.workloads().stream().flatMap(w -> w.cells().stream())
+                .anyMatch(c -> c.tracker() != null && !Double.isNaN(c.tracker().wakeups()));
         sb.append("\nThe userspace PV-lock tracker, in the measured runs that ran it: switches = scheduler switches of vCPU threads\n")
                 .append("it read in a run (median over the runs); delay = from a switch to jkvm's write of its preempted flag: each\n")
                 .append("run's mean (median over the runs, with a 95% bootstrap interval of that median), its 99th percentile's bound\n")
-                .append("(median) and the longest of all\n\n");
+                .append(wakeups ? "(median) and the longest of all; wake-ups = times its thread woke to read them in a run (median)\n\n"
+                        : "(median) and the longest of all\n\n");
         Table d = new Table();
-        d.row(List.of("Workload", "variant", "runs", "switches", "delay mean us", "95% interval", "p99 <= us", "max us"));
+        List<String> header = new ArrayList<>(List.of("Workload", "variant", "runs", "switches", "delay mean us", "95% interval",
+                "p99 <= us", "max us"));
+        if (wakeups) header.add("wake-ups");
+        d.row(header);
         cellRows(d, report, c -> c.tracker() != null, (w, c) -> {
             TrackerDelay.Summary t = c.tracker();
-            return List.of(String.valueOf(t.runs()), num(t.switches()), num(t.meanUs()), interval(t.meanInterval()),
-                    num(t.p99BoundUs()), num(t.maxUs()));
+            List<String> row = new ArrayList<>(List.of(String.valueOf(t.runs()), num(t.switches()), num(t.meanUs()),
+                    interval(t.meanInterval()), num(t.p99BoundUs()), num(t.maxUs())));
+            if (wakeups) row.add(Double.isNaN(t.wakeups()) ? "-" : num(t.wakeups()));
+            return row;
         });
         d.render(sb, 2);
     }

@@ -26,6 +26,7 @@ import org.jkvm.experiment.JsonTree.Num;
 import org.jkvm.experiment.JsonTree.Obj;
 import org.jkvm.experiment.JsonTree.Pos;
 import org.jkvm.experiment.JsonTree.Str;
+import org.jkvm.pvlock.PvLockDevice;
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.vmm.config.CpuOptions;
 import org.jkvm.vmm.config.CpuSet;
@@ -39,7 +40,7 @@ final class SpecReader {
     private static final List<String> WORKLOAD = List.of("name", "label", "workers", "seconds", "profile", "command");
     /** A command's placeholders, to find the ones it may not use. */
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{[^{}\\s]*}");
-    private static final List<String> VARIANT = List.of("name", "base", "pvlock", "steal_time", "pmu", "ptrauth", "sve", "kernel",
+    private static final List<String> VARIANT = List.of("name", "base", "pvlock", "pvlock_batch", "steal_time", "pmu", "ptrauth", "sve", "kernel",
             "host_kernel_args", "vcpus", "pin", "vmm_pin", "cmdline", "profile");
     private static final List<String> PVLOCK = List.of("off", "userspace", "kernel", "auto", "track-only");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]*");
@@ -316,6 +317,7 @@ final class SpecReader {
                 if (p != null && !PVLOCK.contains(p)) error(pN.pos(), at(path, "pvlock"), pN.show() + " is not one of " + String.join(", ", PVLOCK));
                 else if (p != null) pvlock = PvLockMode.parse(p);
             }
+            int batch = pvLockBatch(o.members().get("pvlock_batch"), at(path, "pvlock_batch"), pvlock);
             boolean steal = onOff(o, path, "steal_time", true);
             boolean pmu = onOff(o, path, "pmu", false);
             CpuOptions cpu = new CpuOptions(onOff(o, path, "ptrauth", CpuOptions.DEFAULT.ptrAuth()),
@@ -333,13 +335,24 @@ final class SpecReader {
             String cmdline = guestArgs(o.members().get("cmdline"), at(path, "cmdline"));
             boolean profile = onOff(o, path, "profile", false);
             if (name != null && pvlock != null) {
-                out.add(new Variant(name, pvlock, steal, pmu, cpu, kernel, host == null ? null : host.strip(), vcpus, pin, vmmPin, cmdline, profile));
+                out.add(new Variant(name, pvlock, batch, steal, pmu, cpu, kernel, host == null ? null : host.strip(), vcpus, pin, vmmPin, cmdline, profile));
             }
         }
         return base != null ? base : first;
     }
 
     // ---- field helpers: each reports its own problem and returns null/0 on failure ----
+
+    /** A variant's pvlock_batch: milliseconds, for a mode whose tracker it paces. */
+    private int pvLockBatch(Member m, String path, PvLockMode pvlock) {
+        if (m == null) return 0;
+        int ms = integer(m.value(), path, 0, PvLockDevice.MAX_BATCH_MILLIS, "a whole number of milliseconds, 0 or more");
+        if (ms > 0 && (pvlock == PvLockMode.OFF || pvlock == PvLockMode.KERNEL)) {
+            error(m.value().pos(), path, "paces the userspace tracker, which pvlock \"" + pvlock.cliName()
+                    + "\" does not run; use it with userspace, track-only or auto, or remove it");
+        }
+        return ms;
+    }
 
     /** A variant's vmm_pin: a CPU list, or {@value ExperimentSpec#VMM_PIN_NONE}. */
     private String variantVmmPin(Node n, String path) {

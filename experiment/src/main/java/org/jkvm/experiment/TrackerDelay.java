@@ -18,20 +18,24 @@ import org.jkvm.pvlock.StalenessHistogram;
  * @param meanUs     their mean delay, microseconds
  * @param p99BoundUs an upper bound of the 99th percentile (the histogram's power-of-two buckets)
  * @param maxUs      the longest delay
+ * @param wakeups    how many times the trackers' threads woke to read switches, or -1 where the
+ *                   run did not record it (results logged before jkvm counted them)
  */
-public record TrackerDelay(long switches, double meanUs, double p99BoundUs, double maxUs) {
+public record TrackerDelay(long switches, double meanUs, double p99BoundUs, double maxUs, long wakeups) {
     static final String SWITCHES = "flag_delay_switches";
     static final String MEAN_US = "flag_delay_us_mean";
     static final String P99_BOUND_US = "flag_delay_us_p99_bound";
     static final String MAX_US = "flag_delay_us_max";
+    static final String WAKEUPS = "tracker_wakeups";
 
-    /** Adds the delays of {@code delays} to a run's host figures, where it holds any. */
-    static void put(Map<String, Number> host, StalenessHistogram delays) {
+    /** Adds the delays of {@code delays} and the trackers' {@code wakeups} to a run's host figures, where it holds any. */
+    static void put(Map<String, Number> host, StalenessHistogram delays, long wakeups) {
         if (delays.count() == 0) return;
         host.put(SWITCHES, delays.count());
         host.put(MEAN_US, delays.meanNanos() / 1e3);
         host.put(P99_BOUND_US, delays.p99BoundNanos() / 1e3);
         host.put(MAX_US, delays.maxNanos() / 1e3);
+        host.put(WAKEUPS, wakeups);
     }
 
     /** The delays a successful run recorded, if it recorded them. */
@@ -42,7 +46,8 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
             return Optional.empty();
         }
         return Optional.of(new TrackerDelay(h.get(SWITCHES).longValue(), h.get(MEAN_US).doubleValue(),
-                h.get(P99_BOUND_US).doubleValue(), h.get(MAX_US).doubleValue()));
+                h.get(P99_BOUND_US).doubleValue(), h.get(MAX_US).doubleValue(),
+                h.containsKey(WAKEUPS) ? h.get(WAKEUPS).longValue() : -1));
     }
 
     /**
@@ -55,9 +60,10 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
      * @param meanInterval   its interval, in microseconds
      * @param p99BoundUs     median of the runs' 99th-percentile bounds
      * @param maxUs          the longest delay of any run (NaN where no run gave one)
+     * @param wakeups        median wake-ups of the trackers per run, over the runs that counted them (NaN where none did)
      */
     public record Summary(int runs, double switches, double meanUs, MedianInterval meanInterval, double p99BoundUs,
-                          double maxUs) {
+                          double maxUs, double wakeups) {
         /** The summary of {@code runs}, or null for none. */
         static Summary of(List<TrackerDelay> runs) {
             if (runs.isEmpty()) return null;
@@ -65,7 +71,13 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
             return new Summary(runs.size(), Stats.of(figures(runs, TrackerDelay::switches)).median(),
                     Stats.of(means).median(), MedianInterval.ofMedian(means),
                     Stats.of(figures(runs, TrackerDelay::p99BoundUs)).median(),
-                    Arrays.stream(figures(runs, TrackerDelay::maxUs)).filter(Double::isFinite).max().orElse(Double.NaN));
+                    Arrays.stream(figures(runs, TrackerDelay::maxUs)).filter(Double::isFinite).max().orElse(Double.NaN),
+                    wakeups(runs));
+        }
+
+        private static double wakeups(List<TrackerDelay> runs) {
+            double[] counted = runs.stream().filter(r -> r.wakeups() >= 0).mapToDouble(TrackerDelay::wakeups).toArray();
+            return counted.length == 0 ? Double.NaN : Stats.of(counted).median();
         }
 
         private static double[] figures(List<TrackerDelay> runs, ToDoubleFunction<TrackerDelay> figure) {

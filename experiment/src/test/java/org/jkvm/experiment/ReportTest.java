@@ -240,6 +240,7 @@ class ReportTest {
         assertEquals(300, t.meanInterval().high(), EPS);
         assertEquals(2000, t.p99BoundUs(), EPS);
         assertEquals(11_000, t.maxUs(), EPS, "the longest of any run");
+        assertTrue(Double.isNaN(t.wakeups()), "results logged before wake-ups were counted have none");
         assertNull(rep.workloads().getFirst().cell("base").tracker());
         assertNull(rep.workloads().get(1).cell("pv").tracker());
 
@@ -248,6 +249,38 @@ class ReportTest {
                 find(lines, "Workload   variant  runs"));
         assertEquals("hackbench  pv          3     20.00          200.0  [100.0, 300.0]       2000   11000",
                 find(lines, "hackbench  pv          3"));
+    }
+
+    @Test
+    void theTrackersWakeUpsGetAColumnWhereTheRunsCountedThem() {
+        ExperimentSpec spec = spec();
+        // hackbench's pv runs woke 900, 100, 300 times; the runs of an older log (no count) leave a dash
+        long[] wakeups = {900, 100, 300};
+        Report rep = Report.of(spec, results(spec, r -> r.id().startsWith("hackbench/pv/")
+                ? withWakeups(delays(10, 100, 1000, 2000), wakeups[r.warmup() ? 0 : r.repetition() - 1])
+                : r.id().startsWith("cpu/pv/") ? delays(10, 100, 1000, 2000) : Map.of("exits", 5)));
+        assertEquals(300, rep.workloads().getFirst().cell("pv").tracker().wakeups(), EPS, "the median of the measured runs");
+        String[] lines = rep.text().split("\n");
+        assertEquals("Workload   variant  runs  switches  delay mean us    95% interval  p99 <= us  max us  wake-ups",
+                find(lines, "Workload   variant  runs"));
+        assertEquals("hackbench  pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     300.0",
+                find(lines, "hackbench  pv          3"));
+        assertEquals("cpu        pv          3     10.00          100.0  [100.0, 100.0]       1000    2000         -",
+                find(lines, "cpu        pv          3"));
+    }
+
+    @Test
+    void aBatchingTrackersPeriodIsOnItsVariantsLine() {
+        ExperimentSpec spec = ExperimentSpec.parse("""
+                {"name": "rep", "guest": {"kernel": "I", "initrd": "R"}, "vcpus": 4, "pin": "0",
+                 "workloads": [{"name": "cpu", "workers": 4, "seconds": 5}],
+                 "variants": [{"name": "off", "pvlock": "off"}, {"name": "slow", "pvlock": "track-only", "pvlock_batch": 4}],
+                 "repetitions": 1}
+                """, Path.of("rep.json"), false, Map.of());
+        String text = Report.of(spec, List.of()).text();
+        assertTrue(text.contains("  slow: pvlock track-only (jkvm tracks and writes the flags; the guest is not offered them),"
+                + " its tracker reading the switches every 4 ms, steal time on"), text);
+        assertTrue(text.contains("  off [base]: pvlock off, steal time on"), text);
     }
 
     @Test
@@ -354,6 +387,12 @@ class ReportTest {
         Map<String, Number> m = new HashMap<>(Map.of(WaitedBehind.PREEMPTIONS, preemptions, WaitedBehind.VCPUS_MS, vcpusMs,
                 WaitedBehind.VMM_MS, vmmMs, WaitedBehind.OTHER_MS, otherMs, WaitedBehind.LOST, 0));
         if (workload) m.put(WaitedBehind.OVER_WORKLOAD, 1);
+        return m;
+    }
+
+    private static Map<String, Number> withWakeups(Map<String, Number> host, long wakeups) {
+        Map<String, Number> m = new HashMap<>(host);
+        m.put(TrackerDelay.WAKEUPS, wakeups);
         return m;
     }
 

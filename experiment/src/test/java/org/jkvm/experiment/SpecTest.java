@@ -241,8 +241,22 @@ class SpecTest {
     }
 
     @Test
+    void aTrackerBatchPeriodIsReadForTheModesThatTrackAndRefusedForTheOthers() {
+        String text = minimal("", "").replace("\"pvlock\": \"auto\"", "\"pvlock\": \"track-only\", \"pvlock_batch\": 4");
+        ExperimentSpec s = ExperimentSpec.parse(text, Path.of("t.json"), false, Map.of());
+        assertEquals(4, s.variant("b").pvlockBatch());
+        assertEquals(0, s.variant("a").pvlockBatch(), "none unless the spec says");
+        assertEquals(List.of("7:65 variants[0].pvlock_batch: paces the userspace tracker, which pvlock \"off\" does not run;"
+                + " use it with userspace, track-only or auto, or remove it"), errors(minimal("", ", \"pvlock_batch\": 4")));
+        assertEquals(List.of("7:65 variants[0].pvlock_batch: 101 is too large (at most 100)"),
+                errors(minimal("", ", \"pvlock_batch\": 101")));
+        assertEquals(List.of("7:65 variants[0].pvlock_batch: must be a whole number of milliseconds, 0 or more, not \"4ms\""),
+                errors(minimal("", ", \"pvlock_batch\": \"4ms\"")));
+    }
+
+    @Test
     void unknownFieldsInVariantsAreErrors() {
-        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, steal_time, pmu, ptrauth, sve, kernel, host_kernel_args, vcpus, pin, vmm_pin, cmdline, profile"),
+        assertEquals(List.of("7:49 variants[0].pv_lock: unknown field; variants[0] takes name, base, pvlock, pvlock_batch, steal_time, pmu, ptrauth, sve, kernel, host_kernel_args, vcpus, pin, vmm_pin, cmdline, profile"),
                 errors(minimal("", ", \"pv_lock\": \"off\"")));
     }
 

@@ -24,6 +24,8 @@ public final class PvLockDevice implements VmExtension {
     public static final int DEFAULT_SAMPLE_HZ = 100;
     /** The most flag reads a second: one a millisecond. */
     public static final int MAX_SAMPLE_HZ = 1000;
+    /** The longest batch period of the userspace tracker, in milliseconds. */
+    public static final int MAX_BATCH_MILLIS = UserspacePreemptionTracker.MAX_BATCH_MILLIS;
 
     private static final System.Logger LOG = System.getLogger(PvLockDevice.class.getName());
 
@@ -57,28 +59,39 @@ public final class PvLockDevice implements VmExtension {
                 vm.vm().hasDeviceAttr(KvmArm64.KVM_ARM_VM_SMCCC_CTRL(), KvmArm64.KVM_ARM_VM_SMCCC_FILTER()));
     }
 
-    /** How a launch attaches the device in the mode {@code requested} resolves to, sampling at the default rate. */
+    /**
+     * How a launch attaches the device in the mode {@code requested} resolves to, sampling at the
+     * default rate, its tracker waking at each switch record.
+     */
     public static VmExtension.Attach attaching(PvLockMode requested) {
-        return attaching(requested, DEFAULT_SAMPLE_HZ);
+        return attaching(requested, DEFAULT_SAMPLE_HZ, 0);
     }
 
     /**
      * How a launch attaches the device in the mode {@code requested} resolves to; in kernel
-     * mode jkvm reads the flags {@code sampleHz} times a second (0: not at all).
+     * mode jkvm reads the flags {@code sampleHz} times a second (0: not at all); in userspace
+     * and track-only modes the tracker reads the switch records every {@code batchMillis}
+     * milliseconds (0: as each is written; at most {@link #MAX_BATCH_MILLIS}).
      */
-    public static VmExtension.Attach attaching(PvLockMode requested, int sampleHz) {
+    public static VmExtension.Attach attaching(PvLockMode requested, int sampleHz, int batchMillis) {
         if (sampleHz < 0 || sampleHz > MAX_SAMPLE_HZ) {
             throw new SettingException("pvlock-sample", sampleHz, "use 0 (no sampling) to " + MAX_SAMPLE_HZ + " reads a second");
         }
-        return vm -> attach(vm, requested, sampleHz);
+        if (batchMillis < 0 || batchMillis > MAX_BATCH_MILLIS) {
+            throw new SettingException("pvlock-batch", batchMillis, "use 0 (read each switch record as it is written) to "
+                    + MAX_BATCH_MILLIS + " milliseconds between reads");
+        }
+        return vm -> attach(vm, requested, sampleHz, batchMillis);
     }
 
     /**
      * Sets the device up on {@code vm} in the mode {@code requested} resolves to; in kernel
-     * mode jkvm reads the flags {@code sampleHz} times a second (0: not at all). A mode the host
-     * cannot do is an {@link IllegalArgumentException} naming what is missing.
+     * mode jkvm reads the flags {@code sampleHz} times a second (0: not at all), in userspace and
+     * track-only modes the tracker reads the switch records every {@code batchMillis} ms (0: as
+     * each is written). A mode the host cannot do is an {@link IllegalArgumentException} naming
+     * what is missing.
      */
-    static PvLockDevice attach(Arm64Vm vm, PvLockMode requested, int sampleHz) {
+    static PvLockDevice attach(Arm64Vm vm, PvLockMode requested, int sampleHz, int batchMillis) {
         PvLockSupport support = probe(vm);
         List<VcpuFd> vcpus = vm.vcpus();
         TrackerCpus trackerCpus = TrackerCpus.of(vcpus.size(), vm.config().pin());
@@ -112,7 +125,7 @@ public final class PvLockDevice implements VmExtension {
         }
         UserspacePreemptionTracker tracker = null;
         if (r.mode() == PvLockMode.USERSPACE || r.mode() == PvLockMode.TRACK_ONLY) {
-            tracker = new UserspacePreemptionTracker(region, stats, vcpus.size(), trackerCpus);
+            tracker = new UserspacePreemptionTracker(region, stats, vcpus.size(), trackerCpus, batchMillis);
             vm.addRunListener(tracker);
         }
         if (!offered) {

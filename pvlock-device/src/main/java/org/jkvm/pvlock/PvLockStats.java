@@ -25,6 +25,7 @@ public final class PvLockStats {
     private final long startNanos = System.nanoTime();
     private volatile long endNanos = -1;
     private volatile long trackingStartNanos = -1;
+    private volatile long trackerWakeups;
     private volatile boolean timed;
 
     PvLockStats(int vcpus) {
@@ -71,6 +72,19 @@ public final class PvLockStats {
     public long trackingStartedMillis() {
         long t = trackingStartNanos;
         return t < 0 ? -1 : (t - startNanos) / 1_000_000;
+    }
+
+    /** Only the tracker's thread calls this, so the volatile's increment loses nothing. */
+    void trackerWokeUp() {
+        trackerWakeups++;
+    }
+
+    /**
+     * Userspace mode: how many times the tracker's thread woke to read the switch records (at
+     * each record, or once a batch period with {@code --pvlock-batch}); 0 before tracking.
+     */
+    public long trackerWakeups() {
+        return trackerWakeups;
     }
 
     void addPreemptedNanos(int vcpu, long nanos) {

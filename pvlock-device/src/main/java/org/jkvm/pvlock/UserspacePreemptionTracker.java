@@ -2,6 +2,7 @@ package org.jkvm.pvlock;
 
 import java.lang.System.Logger.Level;
 import java.util.BitSet;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jkvm.kvm.ContextSwitchMonitor;
 import org.jkvm.kvm.HostCpus;
@@ -31,10 +32,18 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * the other way round. The perf records are opened on the tracker's own thread, off the
  * vCPU thread that made the call. In {@link PvLockMode#TRACK_ONLY} it tracks from the vCPU
  * threads' start ({@link #trackFromStart}) for a guest that is never offered the flags.
+ *
+ * <p>By default its thread wakes at each switch record, so a flag is as current as the thread
+ * can be scheduled. With a batch period ({@code --pvlock-batch}) it instead wakes once a period
+ * and reads every record written meanwhile: at most 1000/period wake-ups a second, the flags up
+ * to a period later. That separates what the wake-ups cost (in the emulated host they are
+ * suspected of much of the tracker's cost) from what the tracking itself does.
  */
 final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(UserspacePreemptionTracker.class.getName());
     private static final int POLL_MILLIS = 100;
+    /** The longest batch period: a vCPU thread's ring holds ~1300 switch records, far more than it makes in this time. */
+    static final int MAX_BATCH_MILLIS = 100;
 
     private final PvLockRegion region;
     private final PvLockStats stats;
@@ -43,6 +52,7 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     private final long[] flaggedSince;
     private final int[] tids;
     private final TrackerCpus cpus;
+    private final int batchMillis;
     private volatile BitSet ranOn;
     private int threadsStarted;
     private boolean asked;
@@ -50,8 +60,20 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     private Thread poller;
     private volatile String switchSource = "idle: the guest made no PV-lock call";
 
-    /** Tracks {@code vcpus} vCPUs, its thread on {@code cpus}. */
+    /** Tracks {@code vcpus} vCPUs, its thread on {@code cpus}, waking at each switch record. */
     UserspacePreemptionTracker(PvLockRegion region, PvLockStats stats, int vcpus, TrackerCpus cpus) {
+        this(region, stats, vcpus, cpus, 0);
+    }
+
+    /**
+     * Tracks {@code vcpus} vCPUs, its thread on {@code cpus}, waking once every {@code batchMillis}
+     * milliseconds (0: at each switch record; at most {@link #MAX_BATCH_MILLIS}).
+     */
+    UserspacePreemptionTracker(PvLockRegion region, PvLockStats stats, int vcpus, TrackerCpus cpus, int batchMillis) {
+        if (batchMillis < 0 || batchMillis > MAX_BATCH_MILLIS) {
+            throw new IllegalArgumentException("batch period " + batchMillis + " ms is not in 0.." + MAX_BATCH_MILLIS);
+        }
+        this.batchMillis = batchMillis;
         this.region = region;
         this.stats = stats;
         this.locks = new Object[vcpus];
@@ -182,9 +204,19 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
             LOG.log(Level.WARNING, "no scheduler switch records, so no preemption is ever flagged: {0}", e.getMessage());
             return;
         }
-        switchSource = "perf context-switch records";
+        switchSource = batchMillis == 0 ? "perf context-switch records"
+                : "perf context-switch records, read every " + batchMillis + " ms";
         try (monitor) {
-            while (!closing) monitor.poll(POLL_MILLIS, this::switched);
+            while (!closing) {
+                if (batchMillis == 0) {
+                    monitor.poll(POLL_MILLIS, this::switched);
+                } else {
+                    // Records do not wake a thread that is not waiting in poll: they wait in the rings.
+                    monitor.poll(0, this::switched);
+                    LockSupport.parkNanos(batchMillis * 1_000_000L);
+                }
+                stats.trackerWokeUp();
+            }
         }
     }
 
@@ -198,6 +230,7 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
             poller = null;
         }
         if (t != null) {
+            LockSupport.unpark(t); // a batching tracker need not sleep out its period
             try {
                 t.join();
             } catch (InterruptedException e) {

@@ -229,4 +229,49 @@ class UserspacePreemptionTrackerTest {
         tracker.switched(0, true, false, t);
         assertEquals(50_000_000L, tracker.mark().flagged()[0], "the stretch closed at the switch-in");
     }
+
+    @Test
+    void aBatchingTrackerReadsTheSameSwitchesWithFarFewerWakeUpsAndLaterFlags() throws InterruptedException {
+        PvLockStats each = trackSleepers(0);
+        PvLockStats batched = trackSleepers(20);
+        long eachRead = each.voluntarySwitchOuts(0) + each.voluntarySwitchOuts(1);
+        long batchedRead = batched.voluntarySwitchOuts(0) + batched.voluntarySwitchOuts(1);
+        assertTrue(eachRead > 100 && batchedRead > 100, "both read the threads' sleeps: " + eachRead + ", " + batchedRead);
+        assertTrue(batched.trackerWakeups() <= 600 / 20 + 5,
+                "one wake-up per 20 ms over 600 ms: " + batched.trackerWakeups());
+        assertTrue(each.trackerWakeups() > 3 * batched.trackerWakeups(),
+                "waking at each record: " + each.trackerWakeups() + " against " + batched.trackerWakeups());
+        assertTrue(batched.staleness().meanNanos() > 2_000_000,
+                "a batched flag waits for the period's end: " + batched.staleness().meanNanos() + " ns on average");
+    }
+
+    /** Tracks two threads that sleep 1 ms at a time for 600 ms, reading every {@code batchMillis}; its counters. */
+    private PvLockStats trackSleepers(int batchMillis) throws InterruptedException {
+        PvLockStats s = new PvLockStats(2);
+        try (UserspacePreemptionTracker t = new UserspacePreemptionTracker(region, s, 2, TrackerCpus.of(2, null), batchMillis)) {
+            CompletableFuture<Integer> first = new CompletableFuture<>();
+            CompletableFuture<Integer> second = new CompletableFuture<>();
+            Thread a = sleeper(first);
+            Thread b = sleeper(second);
+            t.started(0, first.join());
+            t.started(1, second.join());
+            t.trackFromStart();
+            for (int i = 0; i < 500 && t.switchSource().equals("starting"); i++) Thread.sleep(10);
+            assumeTrue(t.switchSource().startsWith("perf"), "perf context-switch records are not available here: " + t.switchSource());
+            Thread.sleep(600);
+            a.interrupt();
+            b.interrupt();
+            a.join();
+            b.join();
+        }
+        return s;
+    }
+
+    /** A thread that tells its tid, then sleeps 1 ms at a time until interrupted: two switches a sleep. */
+    private static Thread sleeper(CompletableFuture<Integer> tid) {
+        return Thread.ofPlatform().daemon().start(() -> {
+            tid.complete(HostCpus.currentTid());
+            while (!Thread.currentThread().isInterrupted()) LockSupport.parkNanos(1_000_000);
+        });
+    }
 }

@@ -46,9 +46,10 @@ final class CheckCommand implements Callable<Integer> {
         out.printf("%s: %d workloads x %d variants x (%d + %d warm-up) = %d runs%n", s.name(), s.workloads().size(),
                 s.variants().size(), s.repetitions(), s.warmup(), s.runCount());
         for (Variant v : s.variants()) {
-            out.printf(Locale.ROOT, "  %s%s%s: pvlock %s, steal time %s, %d vCPUs x %d VM(s) on %s (overcommit %.2fx)%s%s%s%s%s%s%n",
+            out.printf(Locale.ROOT, "  %s%s%s: pvlock %s%s, steal time %s, %d vCPUs x %d VM(s) on %s (overcommit %.2fx)%s%s%s%s%s%s%n",
                     v.name(), v.name().equals(s.base()) ? " [base]" : "", v.name().equals(s.reference()) ? " [reference]" : "",
-                    v.pvlock().cliName(), v.stealTime() ? "on" : "off", s.vcpus(v), s.vms(), s.pin(v), s.overcommit(v),
+                    v.pvlock().cliName(), v.pvlockBatch() > 0 ? " (tracker reading every " + v.pvlockBatch() + " ms)" : "",
+                    v.stealTime() ? "on" : "off", s.vcpus(v), s.vms(), s.pin(v), s.overcommit(v),
                     ReportText.variantVmmPin(s, v), v.pmu() ? ", guest PMU" : "", v.cpuText(), v.hostKernelArgs() == null ? "" : ", host " + v.hostKernelArgs(),
                     v.cmdline() == null ? "" : ", guest " + v.cmdline(), v.profile() ? ", profiled" : "");
         }

@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * structures, and another vCPU's {@code preempted} flipping while the vCPUs share the host's
  * CPUs with hogs; {@code --vmm-pin} moving every other thread of jkvm off the vCPUs' CPU;
  * {@code off} advertising nothing; {@code track-only} advertising nothing either while jkvm
- * tracks the same hogged vCPUs' preemptions and writes their flags; {@code kernel} refused; and
+ * tracks the same hogged vCPUs' preemptions and writes their flags, and with {@code --pvlock-batch}
+ * reads them in batches (fewer wake-ups, later flags); {@code kernel} refused; and
  * pvlock-device's own arm64 tests (the attribute's ENXIO path) run inside the host.
  */
 @Tag("arm64")
@@ -63,6 +64,8 @@ class Arm64PvLockTest {
                 .step("off", probeRun("off", "--cmdline probe.seconds=1"))
                 .step("track-only", hogs + "; " + probeRun("track-only", "--pin 0-1 --cmdline probe.seconds=2")
                         + " --stats-json track.json; rc=$?; kill $h0 $h1; cat track.json; exit $rc")
+                .step("track-batched", hogs + "; " + probeRun("track-only", "--pin 0-1 --pvlock-batch 50 --cmdline probe.seconds=2")
+                        + " --stats-json batched.json; rc=$?; kill $h0 $h1; cat batched.json; exit $rc")
                 // While the probe watches the flags, where each of jkvm's threads may run.
                 .step("vmm-pin", probeRun("userspace", "--pin 0 --vmm-pin 1 --cmdline probe.seconds=4") + " > v.out 2>&1 & j=$!;"
                         + " until grep -q 'PVPROBE cpu=3' v.out || ! kill -0 $j 2>/dev/null; do sleep 0.2; done; "
@@ -104,6 +107,15 @@ class Arm64PvLockTest {
         long set = Pattern.compile("\"preempted_set\": (\\d+)").matcher(t.output()).results()
                 .mapToLong(r -> Long.parseLong(r.group(1))).sum();
         assertTrue(set > 0, "the hogs preempt the vCPUs, and jkvm flags them where the guest cannot look:\n" + t.output());
+        Steps.Step b = Steps.require(out, "track-batched");
+        assertEquals(0, b.exitCode(), b.output());
+        assertTrue(b.output().contains("read every 50 ms"), "the switch source names the period:\n" + b.output());
+        long wakeups = figure(b.output(), "tracker_wakeups");
+        long read = figure(b.output(), "switches");
+        assertTrue(wakeups > 0 && read > 2 * wakeups, "a batch holds several switches: " + read + " read in " + wakeups
+                + " wake-ups\n" + b.output());
+        assertTrue(figure(b.output(), "mean_ns") > figure(t.output(), "mean_ns"),
+                "batched flags come later than flags written at each switch:\n" + b.output() + "\n" + t.output());
         Steps.Step v = Steps.require(out, "vmm-pin");
         assertEquals(0, v.exitCode(), v.output());
         assertTrue(v.output().contains("PVPROBE done"), v.output());
@@ -112,6 +124,13 @@ class Arm64PvLockTest {
         Steps.Step k = Steps.require(out, "kernel");
         assertEquals(2, k.exitCode(), k.output());
         assertTrue(k.output().contains("lacks the PV-lock series"), k.output());
+    }
+
+    /** The one whole-number figure named {@code name} in a run's --stats-json. */
+    private static long figure(String output, String name) {
+        Matcher m = Pattern.compile("\"" + name + "\": (\\d+)").matcher(output);
+        assertTrue(m.find(), name + " in:\n" + output);
+        return Long.parseLong(m.group(1));
     }
 
     /** Every vCPU of the probe finds bit 2 clear and its PV-lock call unsupported. */
