@@ -153,7 +153,8 @@ final class RunCommand implements Callable<Integer> {
                 .defaultValue("0").converters(new Converters.WholeNumber())
                 .description("Userspace and track-only PV-lock modes: the tracker wakes every MS milliseconds and reads"
                         + " the scheduler switches written meanwhile, instead of waking at each (default ${DEFAULT-VALUE}:"
-                        + " at each; up to " + PvLockDevice.MAX_BATCH_MILLIS + "). Fewer wake-ups, flags up to MS later."));
+                        + " at each; up to " + PvLockDevice.MAX_BATCH_MILLIS + "; with auto, where it tracks). Fewer wake-ups,"
+                        + " flags up to MS later."));
         add(OptionBinding.flag("--preemptors", () -> preemptors, v -> preemptors = v)
                 .description("Tell who kept the vCPU threads off their host CPUs: every scheduler switch on the"
                         + " CPUs of --pin (unpinned: all of jkvm's) is read, and each task that ran while a vCPU"

@@ -71,7 +71,8 @@ public final class PvLockDevice implements VmExtension {
      * How a launch attaches the device in the mode {@code requested} resolves to; in kernel
      * mode jkvm reads the flags {@code sampleHz} times a second (0: not at all); in userspace
      * and track-only modes the tracker reads the switch records every {@code batchMillis}
-     * milliseconds (0: as each is written; at most {@link #MAX_BATCH_MILLIS}).
+     * milliseconds (0: as each is written; at most {@link #MAX_BATCH_MILLIS}; a period with
+     * off or kernel mode, which run no tracker, is refused; auto uses it where it tracks).
      */
     public static VmExtension.Attach attaching(PvLockMode requested, int sampleHz, int batchMillis) {
         if (sampleHz < 0 || sampleHz > MAX_SAMPLE_HZ) {
@@ -80,6 +81,10 @@ public final class PvLockDevice implements VmExtension {
         if (batchMillis < 0 || batchMillis > MAX_BATCH_MILLIS) {
             throw new SettingException("pvlock-batch", batchMillis, "use 0 (read each switch record as it is written) to "
                     + MAX_BATCH_MILLIS + " milliseconds between reads");
+        }
+        if (batchMillis > 0 && (requested == PvLockMode.OFF || requested == PvLockMode.KERNEL)) {
+            throw new SettingException("pvlock-batch", batchMillis, "it paces the userspace tracker, which pvlock "
+                    + requested.cliName() + " does not run: use it with userspace, track-only or auto, or leave it out");
         }
         return vm -> attach(vm, requested, sampleHz, batchMillis);
     }

@@ -39,4 +39,15 @@ class PvLockRatesTest {
                 e.getMessage());
         assertThrows(SettingException.class, () -> PvLockDevice.attaching(PvLockMode.USERSPACE, PvLockDevice.DEFAULT_SAMPLE_HZ, -1));
     }
+
+    @Test
+    void aBatchPeriodForAModeWithoutTrackerIsRefused() {
+        SettingException e = assertThrows(SettingException.class,
+                () -> PvLockDevice.attaching(PvLockMode.KERNEL, PvLockDevice.DEFAULT_SAMPLE_HZ, 4));
+        assertTrue(e.getMessage().contains("pvlock kernel does not run") && e.getMessage().contains("track-only"), e.getMessage());
+        assertThrows(SettingException.class, () -> PvLockDevice.attaching(PvLockMode.OFF, PvLockDevice.DEFAULT_SAMPLE_HZ, 4));
+        assertDoesNotThrow(() -> PvLockDevice.attaching(PvLockMode.AUTO, PvLockDevice.DEFAULT_SAMPLE_HZ, 4),
+                "auto may resolve to userspace");
+        assertDoesNotThrow(() -> PvLockDevice.attaching(PvLockMode.OFF, PvLockDevice.DEFAULT_SAMPLE_HZ, 0));
+    }
 }
