@@ -110,8 +110,9 @@ final class RunStatsJson {
         m.put("region", pvLock.region() == null ? null : hex(pvLock.region().region().gpa()));
         m.put("switch_source", pvLock.switchSource());
         long started = pvLock.stats().trackingStartedMillis();
-        m.put("tracking_started_ms", pvLock.switchSource() == null || started < 0 ? null : started);
-        m.put("tracker_wakeups", pvLock.switchSource() == null || started < 0 ? null : pvLock.stats().trackerWakeups());
+        boolean tracked = pvLock.switchSource() != null && started >= 0;
+        m.put("tracking_started_ms", tracked ? started : null);
+        m.put("tracker_wakeups", tracked ? pvLock.stats().trackerWakeups() : null);
         m.put("answered_by", !pvLock.offered() ? null : pvLock.answeredByJkvm() ? "jkvm" : "kernel");
         m.put("thread_cpus", pvLock.threadCpus().map(c -> CpuSet.format(c.cpus())).orElse(null));
         m.put("thread_own_cpu", pvLock.threadCpus().map(TrackerCpus::ownCpu).orElse(null));

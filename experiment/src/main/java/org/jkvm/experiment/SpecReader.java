@@ -347,7 +347,7 @@ final class SpecReader {
     private int pvLockBatch(Member m, String path, PvLockMode pvlock) {
         if (m == null) return 0;
         int ms = integer(m.value(), path, 0, PvLockDevice.MAX_BATCH_MILLIS, "a whole number of milliseconds, 0 or more");
-        if (ms > 0 && (pvlock == PvLockMode.OFF || pvlock == PvLockMode.KERNEL)) {
+        if (ms > 0 && pvlock != null && !pvlock.mayTrack()) {
             error(m.value().pos(), path, "paces the userspace tracker, which pvlock \"" + pvlock.cliName()
                     + "\" does not run; use it with userspace, track-only or auto, or remove it");
         }

@@ -24,8 +24,11 @@ public final class PvLockDevice implements VmExtension {
     public static final int DEFAULT_SAMPLE_HZ = 100;
     /** The most flag reads a second: one a millisecond. */
     public static final int MAX_SAMPLE_HZ = 1000;
-    /** The longest batch period of the userspace tracker, in milliseconds. */
-    public static final int MAX_BATCH_MILLIS = UserspacePreemptionTracker.MAX_BATCH_MILLIS;
+    /**
+     * The longest batch period of the userspace tracker, in milliseconds: a vCPU thread's ring holds
+     * ~1300 switch records, far more than it makes in this time.
+     */
+    public static final int MAX_BATCH_MILLIS = 100;
 
     private static final System.Logger LOG = System.getLogger(PvLockDevice.class.getName());
 
@@ -82,7 +85,7 @@ public final class PvLockDevice implements VmExtension {
             throw new SettingException("pvlock-batch", batchMillis, "use 0 (read each switch record as it is written) to "
                     + MAX_BATCH_MILLIS + " milliseconds between reads");
         }
-        if (batchMillis > 0 && (requested == PvLockMode.OFF || requested == PvLockMode.KERNEL)) {
+        if (batchMillis > 0 && !requested.mayTrack()) {
             throw new SettingException("pvlock-batch", batchMillis, "it paces the userspace tracker, which pvlock "
                     + requested.cliName() + " does not run: use it with userspace, track-only or auto, or leave it out");
         }

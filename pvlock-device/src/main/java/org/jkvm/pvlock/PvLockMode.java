@@ -35,4 +35,12 @@ public enum PvLockMode {
     public String cliName() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
+
+    /**
+     * Whether this mode can run the userspace tracker, which {@code --pvlock-batch} paces: userspace,
+     * track-only, and auto where it resolves to userspace.
+     */
+    public boolean mayTrack() {
+        return this != OFF && this != KERNEL;
+    }
 }

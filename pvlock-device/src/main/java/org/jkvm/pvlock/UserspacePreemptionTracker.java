@@ -43,8 +43,6 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
 final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(UserspacePreemptionTracker.class.getName());
     private static final int POLL_MILLIS = 100;
-    /** The longest batch period: a vCPU thread's ring holds ~1300 switch records, far more than it makes in this time. */
-    static final int MAX_BATCH_MILLIS = 100;
 
     private final PvLockRegion region;
     private final PvLockStats stats;
@@ -61,19 +59,11 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     private Thread poller;
     private volatile String switchSource = "idle: the guest made no PV-lock call";
 
-    /** Tracks {@code vcpus} vCPUs, its thread on {@code cpus}, waking at each switch record. */
-    UserspacePreemptionTracker(PvLockRegion region, PvLockStats stats, int vcpus, TrackerCpus cpus) {
-        this(region, stats, vcpus, cpus, 0);
-    }
-
     /**
      * Tracks {@code vcpus} vCPUs, its thread on {@code cpus}, waking once every {@code batchMillis}
-     * milliseconds (0: at each switch record; at most {@link #MAX_BATCH_MILLIS}).
+     * milliseconds (0: at each switch record; {@link PvLockDevice#attaching} checks the range).
      */
     UserspacePreemptionTracker(PvLockRegion region, PvLockStats stats, int vcpus, TrackerCpus cpus, int batchMillis) {
-        if (batchMillis < 0 || batchMillis > MAX_BATCH_MILLIS) {
-            throw new IllegalArgumentException("batch period " + batchMillis + " ms is not in 0.." + MAX_BATCH_MILLIS);
-        }
         this.batchMillis = batchMillis;
         this.region = region;
         this.stats = stats;

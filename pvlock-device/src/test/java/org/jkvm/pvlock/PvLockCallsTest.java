@@ -25,7 +25,7 @@ class PvLockCallsTest {
         anon = AnonymousRegion.of(4);
         region = anon.region();
         stats = new PvLockStats(4);
-        tracker = new UserspacePreemptionTracker(region, stats, 4, TrackerCpus.of(4, null));
+        tracker = new UserspacePreemptionTracker(region, stats, 4, TrackerCpus.of(4, null), 0);
         for (int v = 0; v < 4; v++) tracker.started(v, HostCpus.currentTid());
         PvLockCalls calls = new PvLockCalls(0b11, region, stats, tracker);
         bus = new HypercallBus();

@@ -36,7 +36,7 @@ class UserspacePreemptionTrackerTest {
         anon = AnonymousRegion.of(2);
         region = anon.region();
         stats = new PvLockStats(2);
-        tracker = new UserspacePreemptionTracker(region, stats, 2, TrackerCpus.of(2, null));
+        tracker = new UserspacePreemptionTracker(region, stats, 2, TrackerCpus.of(2, null), 0);
     }
 
     @AfterEach
@@ -95,7 +95,7 @@ class UserspacePreemptionTrackerTest {
         BitSet outside = (BitSet) all.clone();
         outside.andNot(pin);
         tracker.close();
-        tracker = new UserspacePreemptionTracker(region, stats, 2, TrackerCpus.of(2, pin));
+        tracker = new UserspacePreemptionTracker(region, stats, 2, TrackerCpus.of(2, pin), 0);
         assertEquals(outside, startFromThreadOn(pin), "the CPUs outside the vCPUs' pin " + pin);
     }
 
