@@ -113,6 +113,8 @@ final class RunStatsJson {
         boolean tracked = pvLock.switchSource() != null && started >= 0;
         m.put("tracking_started_ms", tracked ? started : null);
         m.put("tracker_wakeups", tracked ? pvLock.stats().trackerWakeups() : null);
+        m.put("tracker_records_dropped", tracked ? pvLock.stats().switchRecordsLost() : null);
+        m.put("tracker_rings_full", tracked ? pvLock.stats().fullRings() : null);
         m.put("answered_by", !pvLock.offered() ? null : pvLock.answeredByJkvm() ? "jkvm" : "kernel");
         m.put("thread_cpus", pvLock.threadCpus().map(c -> CpuSet.format(c.cpus())).orElse(null));
         m.put("thread_own_cpu", pvLock.threadCpus().map(TrackerCpus::ownCpu).orElse(null));

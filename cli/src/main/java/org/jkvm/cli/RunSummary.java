@@ -33,9 +33,11 @@ final class RunSummary {
                         t.pvLockCalls(), pvLock.switchSource());
             } else {
                 err.printf("jkvm: PV lock: %d PV-lock calls answered; %d preemptions and %d voluntary switch-outs of vCPU threads;"
-                        + " preempted set %d and cleared %d times by jkvm, set %.1f%% of the time; switches from %s since %d ms, read in %d wake-ups%s%n",
+                        + " preempted set %d and cleared %d times by jkvm, set %.1f%% of the time; switches from %s since %d ms, read in %d wake-ups%s%s%n",
                         t.pvLockCalls(), t.preemptions(), t.voluntarySwitchOuts(), t.preemptedSet(), t.preemptedCleared(),
                         t.preemptedShare() * 100, pvLock.switchSource(), s.trackingStartedMillis(), s.trackerWakeups(),
+                        s.switchRecordsLost() == 0 && s.fullRings() == 0 ? "" : String.format(
+                                " (%d dropped by the kernel, rings found full %d times)", s.switchRecordsLost(), s.fullRings()),
                         s.staleness().count() == 0 ? "" : String.format(
                                 ", switch-to-flag delay mean %d us, p99 <= %d us, max %d us", s.staleness().meanNanos() / 1000,
                                 s.staleness().p99BoundNanos() / 1000, s.staleness().maxNanos() / 1000));

@@ -251,7 +251,7 @@ public final class ExperimentRunner {
     /** Host-side figures summed over the run's VMs and vCPUs. */
     private static void collect(Map<String, Number> host, List<VmRun> vms) {
         long exits = 0, inRun = 0, outside = 0, onCpu = 0, waiting = 0, calls = 0, set = 0, cleared = 0, seen = 0;
-        long preemptions = 0, voluntary = 0, wakeups = 0;
+        long preemptions = 0, voluntary = 0, wakeups = 0, dropped = 0, ringsFull = 0;
         List<StalenessHistogram> flagDelays = new ArrayList<>();
         List<Optional<TrackerCpus>> pvLockThreads = new ArrayList<>();
         boolean sched = true;
@@ -272,6 +272,8 @@ public final class ExperimentRunner {
             PvLockStats stats = pvLock.stats();
             flagDelays.add(stats.staleness());
             wakeups += stats.trackerWakeups();
+            dropped += stats.switchRecordsLost();
+            ringsFull += stats.fullRings();
             PvLockTotals p = stats.totals();
             calls += p.pvLockCalls();
             set += p.preemptedSet();
@@ -294,7 +296,7 @@ public final class ExperimentRunner {
         host.put("preempted_changes_seen", seen);
         host.put("vcpu_preemptions", preemptions);
         host.put("vcpu_voluntary_switch_outs", voluntary);
-        TrackerDelay.put(host, StalenessHistogram.merged(flagDelays), wakeups);
+        TrackerDelay.put(host, StalenessHistogram.merged(flagDelays), wakeups, dropped, ringsFull);
         PvLockThreadPlace.put(host, pvLockThreads);
     }
 

@@ -161,27 +161,35 @@ public final class ReportText {
 
     /**
      * The userspace PV-lock tracker's switch-to-flag delays per cell, when any measured run recorded
-     * them; its wake-ups too where the runs counted them (results logged before they were have none).
+     * them; its wake-ups too where the runs counted them (results logged before they were have none),
+     * and the switch records the kernel dropped where any run lost some.
      */
     private static void trackerTable(StringBuilder sb, Report report) {
         if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.tracker() == null)) return;
         boolean wakeups = report.workloads().stream().flatMap(w -> w.cells().stream())
                 .anyMatch(c -> c.tracker() != null && !Double.isNaN(c.tracker().wakeups()));
+        boolean dropped = report.workloads().stream().flatMap(w -> w.cells().stream())
+                .anyMatch(c -> c.tracker() != null && c.tracker().dropped() > 0);
         sb.append("\nThe userspace PV-lock tracker, in the measured runs that ran it: switches = scheduler switches of vCPU threads\n")
                 .append("it read in a run (median over the runs); delay = from a switch to jkvm's write of its preempted flag: each\n")
                 .append("run's mean (median over the runs, with a 95% bootstrap interval of that median), its 99th percentile's bound\n")
-                .append(wakeups ? "(median) and the longest of all; wake-ups = times its thread woke to read them in a run (median)\n\n"
-                        : "(median) and the longest of all\n\n");
+                .append(wakeups ? "(median) and the longest of all; wake-ups = times its thread woke to read them in a run (median)\n"
+                        : "(median) and the longest of all\n")
+                .append(dropped ? "dropped = switch records the kernel dropped, all runs together, as the tracker had not read a vCPU\n"
+                        + "thread's ring in time (that vCPU read as running until its next record)\n" : "")
+                .append("\n");
         Table d = new Table();
         List<String> header = new ArrayList<>(List.of("Workload", "variant", "runs", "switches", "delay mean us", "95% interval",
                 "p99 <= us", "max us"));
         if (wakeups) header.add("wake-ups");
+        if (dropped) header.add("dropped");
         d.row(header);
         cellRows(d, report, c -> c.tracker() != null, (w, c) -> {
             TrackerDelay.Summary t = c.tracker();
             List<String> row = new ArrayList<>(List.of(String.valueOf(t.runs()), num(t.switches()), num(t.meanUs()),
                     interval(t.meanInterval()), num(t.p99BoundUs()), num(t.maxUs())));
             if (wakeups) row.add(Double.isNaN(t.wakeups()) ? "-" : num(t.wakeups()));
+            if (dropped) row.add(t.dropped() < 0 ? "-" : String.valueOf(t.dropped()));
             return row;
         });
         d.render(sb, 2);

@@ -20,22 +20,32 @@ import org.jkvm.pvlock.StalenessHistogram;
  * @param maxUs      the longest delay
  * @param wakeups    how many times the trackers' threads woke to read switches, or -1 where the
  *                   run did not record it (results logged before jkvm counted them)
+ * @param dropped    switch records the kernel dropped because a tracker had not read a vCPU thread's
+ *                   ring in time, or -1 where the run did not record it (results logged before jkvm counted them)
  */
-public record TrackerDelay(long switches, double meanUs, double p99BoundUs, double maxUs, long wakeups) {
+public record TrackerDelay(long switches, double meanUs, double p99BoundUs, double maxUs, long wakeups, long dropped) {
     static final String SWITCHES = "flag_delay_switches";
     static final String MEAN_US = "flag_delay_us_mean";
     static final String P99_BOUND_US = "flag_delay_us_p99_bound";
     static final String MAX_US = "flag_delay_us_max";
     static final String WAKEUPS = "tracker_wakeups";
+    static final String DROPPED = "tracker_records_dropped";
+    static final String RINGS_FULL = "tracker_rings_full";
 
-    /** Adds the delays of {@code delays} and the trackers' {@code wakeups} to a run's host figures, where it holds any. */
-    static void put(Map<String, Number> host, StalenessHistogram delays, long wakeups) {
+    /**
+     * Adds the delays of {@code delays}, the trackers' {@code wakeups}, the switch records the
+     * kernel {@code dropped} and how many times a ring was found full to a run's host figures,
+     * where it holds any delay.
+     */
+    static void put(Map<String, Number> host, StalenessHistogram delays, long wakeups, long dropped, long ringsFull) {
         if (delays.count() == 0) return;
         host.put(SWITCHES, delays.count());
         host.put(MEAN_US, delays.meanNanos() / 1e3);
         host.put(P99_BOUND_US, delays.p99BoundNanos() / 1e3);
         host.put(MAX_US, delays.maxNanos() / 1e3);
         host.put(WAKEUPS, wakeups);
+        host.put(DROPPED, dropped);
+        host.put(RINGS_FULL, ringsFull);
     }
 
     /** The delays a successful run recorded, if it recorded them. */
@@ -47,7 +57,8 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
         }
         return Optional.of(new TrackerDelay(h.get(SWITCHES).longValue(), h.get(MEAN_US).doubleValue(),
                 h.get(P99_BOUND_US).doubleValue(), h.get(MAX_US).doubleValue(),
-                h.containsKey(WAKEUPS) ? h.get(WAKEUPS).longValue() : -1));
+                h.containsKey(WAKEUPS) ? h.get(WAKEUPS).longValue() : -1,
+                h.containsKey(DROPPED) ? h.get(DROPPED).longValue() : -1));
     }
 
     /**
@@ -61,9 +72,10 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
      * @param p99BoundUs     median of the runs' 99th-percentile bounds
      * @param maxUs          the longest delay of any run (NaN where no run gave one)
      * @param wakeups        median wake-ups of the trackers per run, over the runs that counted them (NaN where none did)
+     * @param dropped        switch records the kernel dropped, summed over the runs that counted them (-1 where none did)
      */
     public record Summary(int runs, double switches, double meanUs, MedianInterval meanInterval, double p99BoundUs,
-                          double maxUs, double wakeups) {
+                          double maxUs, double wakeups, long dropped) {
         /** The summary of {@code runs}, or null for none. */
         static Summary of(List<TrackerDelay> runs) {
             if (runs.isEmpty()) return null;
@@ -72,7 +84,12 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
                     Stats.of(means).median(), MedianInterval.ofMedian(means),
                     Stats.of(figures(runs, TrackerDelay::p99BoundUs)).median(),
                     Arrays.stream(figures(runs, TrackerDelay::maxUs)).filter(Double::isFinite).max().orElse(Double.NaN),
-                    wakeups(runs));
+                    wakeups(runs), dropped(runs));
+        }
+
+        private static long dropped(List<TrackerDelay> runs) {
+            return runs.stream().anyMatch(r -> r.dropped() >= 0)
+                    ? runs.stream().mapToLong(TrackerDelay::dropped).filter(d -> d >= 0).sum() : -1;
         }
 
         private static double wakeups(List<TrackerDelay> runs) {

@@ -260,13 +260,31 @@ class ReportTest {
                 ? withWakeups(delays(10, 100, 1000, 2000), wakeups[r.warmup() ? 0 : r.repetition() - 1])
                 : r.id().startsWith("cpu/pv/") ? delays(10, 100, 1000, 2000) : Map.of("exits", 5)));
         assertEquals(300, rep.workloads().getFirst().cell("pv").tracker().wakeups(), EPS, "the median of the measured runs");
-        String[] lines = rep.text().split("\n");
-        assertEquals("Workload   variant  runs  switches  delay mean us    95% interval  p99 <= us  max us  wake-ups",
-                find(lines, "Workload   variant  runs"));
-        assertEquals("hackbench  pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     300.0",
-                find(lines, "hackbench  pv          3"));
-        assertEquals("cpu        pv          3     10.00          100.0  [100.0, 100.0]       1000    2000         -",
-                find(lines, "cpu        pv          3"));
+        assertEquals(List.of("Workload   variant  runs  switches  delay mean us    95% interval  p99 <= us  max us  wake-ups",
+                "hackbench  pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     300.0",
+                "cpu        pv          3     10.00          100.0  [100.0, 100.0]       1000    2000         -"), trackerRows(rep));
+    }
+
+    @Test
+    void droppedSwitchRecordsGetAColumnOnlyWhereARunLostSome() {
+        ExperimentSpec spec = spec();
+        // hackbench's pv runs lost 0, 40, 2 records (the warm-up's 1000 left out); cpu's counted none; none of an older log
+        long[] dropped = {1000, 0, 40, 2};
+        Report rep = Report.of(spec, results(spec, r -> r.id().startsWith("hackbench/pv/")
+                ? withDropped(withWakeups(delays(10, 100, 1000, 2000), 5), dropped[r.warmup() ? 0 : r.repetition()])
+                : r.id().startsWith("cpu/pv/") ? withDropped(withWakeups(delays(10, 100, 1000, 2000), 5), 0)
+                : Map.of("exits", 5)));
+        assertEquals(42, rep.workloads().getFirst().cell("pv").tracker().dropped(), "summed over the measured runs");
+        assertEquals(List.of("Workload   variant  runs  switches  delay mean us    95% interval  p99 <= us  max us  wake-ups  dropped",
+                "hackbench  pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     5.000       42",
+                "cpu        pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     5.000        0"), trackerRows(rep));
+        assertTrue(rep.text().contains("dropped = switch records the kernel dropped"), rep.text());
+
+        Report none = Report.of(spec, results(spec, r -> r.id().startsWith("hackbench/pv/")
+                ? withDropped(withWakeups(delays(10, 100, 1000, 2000), 5), 0) : Map.of("exits", 5)));
+        assertTrue(!none.text().contains("dropped"), "no column where no run lost a record: " + none.text());
+        assertEquals(-1, Report.of(spec, results(spec, r -> r.id().startsWith("hackbench/pv/") ? delays(10, 100, 1000, 2000)
+                : Map.of("exits", 5))).workloads().getFirst().cell("pv").tracker().dropped(), "an older log counted none");
     }
 
     @Test
@@ -393,6 +411,20 @@ class ReportTest {
     private static Map<String, Number> withWakeups(Map<String, Number> host, long wakeups) {
         Map<String, Number> m = new HashMap<>(host);
         m.put(TrackerDelay.WAKEUPS, wakeups);
+        return m;
+    }
+
+    /** The tracker table's header and its rows of hackbench's and cpu's pv cells. */
+    private static List<String> trackerRows(Report rep) {
+        String[] lines = rep.text().split("\n");
+        return List.of(find(lines, "Workload   variant  runs"), find(lines, "hackbench  pv          3"),
+                find(lines, "cpu        pv          3"));
+    }
+
+    private static Map<String, Number> withDropped(Map<String, Number> host, long dropped) {
+        Map<String, Number> m = new HashMap<>(host);
+        m.put(TrackerDelay.DROPPED, dropped);
+        m.put(TrackerDelay.RINGS_FULL, dropped > 0 ? 1 : 0);
         return m;
     }
 

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -31,7 +32,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * counts towards {@code wakeup_events}), so a switch is delivered as soon as the polling thread
  * runs. Times are {@code CLOCK_MONOTONIC} nanoseconds, the clock of {@link System#nanoTime()} on
  * Linux (HotSpot's {@code os::javaTimeNanos} is {@code clock_gettime(CLOCK_MONOTONIC)}), so they
- * compare directly with it.
+ * compare directly with it. A ring the poller does not read in time fills, and the kernel drops
+ * that thread's next records: {@link SwitchListener#lost} says where, so a reader stops vouching
+ * for the thread's state until its next record.
  *
  * <p>Run the polling thread on a CPU the monitored threads do not use: every record wakes it,
  * and a wakeup that preempts a monitored thread makes two more records (on a shared CPU this
@@ -54,6 +57,16 @@ public final class ContextSwitchMonitor implements AutoCloseable {
          * @param monotonicNanos when it happened, {@code CLOCK_MONOTONIC} (as {@link System#nanoTime()})
          */
         void switched(int threadIndex, boolean in, boolean preempted, long monotonicNanos);
+
+        /**
+         * Switches of thread {@code threadIndex} may be missing before its next record, so where
+         * it is now is unknown until then. With {@code count} above 0 the kernel dropped that many
+         * (its ring was full) and wrote so at {@code monotonicNanos}, in ring order, just before the
+         * record that follows the gap. With {@code count} 0 its ring was found too full for the
+         * next record when read at {@code monotonicNanos}: switches since may be being dropped (the
+         * kernel counts them in a later notice). Drained rings leave room again.
+         */
+        default void lost(int threadIndex, long count, long monotonicNanos) {}
     }
 
     /** Receives each switch away from a task on a monitored CPU, in time order across the CPUs. */
@@ -135,6 +148,13 @@ public final class ContextSwitchMonitor implements AutoCloseable {
     private static final long NEXT_PREV_TID = HDR_BYTES + 4;
     /** PERF_RECORD_LOST: header, u64 id, u64 lost, sample_id. */
     private static final long LOST_COUNT = HDR_BYTES + 8;
+    /** The sample_id this monitor asks for: u32 pid, u32 tid, u64 time. */
+    private static final long SAMPLE_ID_BYTES = 16;
+    /**
+     * A ring with less free space than this may be dropping a thread's records: once the kernel
+     * has dropped one it writes the next only with a lost notice before it, both in one go.
+     */
+    private static final long ROOM_AFTER_A_DROP = (LOST_COUNT + 8 + SAMPLE_ID_BYTES) + (HDR_BYTES + SAMPLE_ID_BYTES);
 
     /** Acquire/release access to the ring's head and tail words (shared with the kernel). */
     private static final VarHandle U64 = JAVA_LONG.varHandle();
@@ -152,6 +172,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private long switches;
     private long lost;
+    private long fullRings;
     private boolean closed;
 
     private ContextSwitchMonitor(int[] tids, boolean cpuWide, Arena arena) {
@@ -331,19 +352,26 @@ public final class ContextSwitchMonitor implements AutoCloseable {
 
     /** Switch records delivered to listeners so far. */
     public long switchRecords() {
-        lock.lock();
-        try {
-            return switches;
-        } finally {
-            lock.unlock();
-        }
+        return underLock(() -> switches);
     }
 
     /** Records the kernel dropped because a ring was full (the sum of PERF_RECORD_LOST counts). */
     public long lostRecords() {
+        return underLock(() -> lost);
+    }
+
+    /**
+     * How many times a ring was read with too little room left for the next record: the kernel
+     * may have dropped records then, which {@link #lostRecords} counts once it writes its notice.
+     */
+    public long fullRings() {
+        return underLock(() -> fullRings);
+    }
+
+    private long underLock(LongSupplier counter) {
         lock.lock();
         try {
-            return lost;
+            return counter.getAsLong();
         } finally {
             lock.unlock();
         }
@@ -444,6 +472,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         long mask = masks[i];
         long head = (long) U64.getAcquire(page, PAGE_DATA_HEAD); // records before head are complete
         long tail = page.get(JAVA_LONG, PAGE_DATA_TAIL);          // only this thread writes it
+        boolean full = head - tail > mask + 1 - ROOM_AFTER_A_DROP;
         int delivered = 0;
         while (tail < head) {
             long at = tail & mask; // records are 8-byte aligned: the header never wraps
@@ -470,12 +499,22 @@ public final class ContextSwitchMonitor implements AutoCloseable {
                 }
             } else if (type == RECORD_LOST) {
                 long count = ring.get(JAVA_LONG, (tail + LOST_COUNT) & mask);
+                long time = ring.get(JAVA_LONG, (tail + size - SAMPLE_ID_TIME_FROM_END) & mask);
                 lost += count;
-                if (cpuWide) merge.lost(i, count, ring.get(JAVA_LONG, (tail + size - SAMPLE_ID_TIME_FROM_END) & mask));
+                if (cpuWide) {
+                    merge.lost(i, count, time);
+                } else {
+                    listener.lost(i, count, time);
+                    if (closed) return delivered;
+                }
             }
             tail += size;
         }
         U64.setRelease(page, PAGE_DATA_TAIL, tail); // the kernel may reuse the space only now
+        if (full) {
+            fullRings++;
+            if (!cpuWide) listener.lost(i, 0, System.nanoTime());
+        }
         return delivered;
     }
 

@@ -13,7 +13,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
@@ -67,8 +69,12 @@ class ContextSwitchMonitorTest {
 
     /** Opens a monitor, or skips the test when this host does not allow perf events. */
     static ContextSwitchMonitor openOrSkip(int... tids) {
+        return openRing(RING_PAGES_LOG2, tids);
+    }
+
+    private static ContextSwitchMonitor openRing(int pagesLog2, int... tids) {
         try {
-            return ContextSwitchMonitor.open(RING_PAGES_LOG2, tids);
+            return ContextSwitchMonitor.open(pagesLog2, tids);
         } catch (KvmException e) {
             boolean refused = e.operation().equals("perf_event_open")
                     && (e.errno() == Libc.EPERM || e.errno() == Libc.EACCES || e.errno() == Libc.ENOSYS);
@@ -95,6 +101,14 @@ class ContextSwitchMonitorTest {
             this.time[n] = monotonicNanos;
             this.deliveredAt[n] = System.nanoTime();
             n++;
+        }
+
+        /** Each lost notice: its count, and how many switches had been delivered before it. */
+        final List<long[]> lost = new ArrayList<>();
+
+        @Override
+        public void lost(int threadIndex, long count, long monotonicNanos) {
+            lost.add(new long[] {threadIndex, count, n});
         }
 
         String describe(int i) {
@@ -198,6 +212,44 @@ class ContextSwitchMonitorTest {
         Arrays.sort(latency);
         System.out.printf("sleeper: %d switches, delivery latency p50 %.1f us, p99 %.1f us, max %.1f us%n",
                 r.n, latency[r.n / 2] / 1e3, latency[r.n * 99 / 100] / 1e3, latency[r.n - 1] / 1e3);
+    }
+
+    @Test
+    void aRingLeftUnreadFillsAndTheListenerIsToldWhereRecordsWentMissing() throws Exception {
+        AtomicInteger tid = new AtomicInteger();
+        CountDownLatch ready = new CountDownLatch(1);
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread parker = Thread.ofPlatform().name("parker").start(() -> {
+            tid.set(HostCpus.currentTid());
+            ready.countDown();
+            while (!stop.get()) LockSupport.parkNanos(20_000); // two records a park
+        });
+        ready.await();
+        Recorder r = new Recorder();
+        // One data page: about 170 switch records, filled in a few milliseconds of parking.
+        try (ContextSwitchMonitor m = openRing(0, tid.get())) {
+            Thread.sleep(150);
+            m.poll(0, r);
+            int firstRead = r.n;
+            assertEquals(1, m.fullRings(), "the unread ring was not found full after 150 ms of parking");
+            assertEquals(List.of(0L, 0L, (long) firstRead), List.of(r.lost.getFirst()[0], r.lost.getFirst()[1],
+                    r.lost.getFirst()[2]), "the full ring must be told after its records, as a count-0 notice");
+            assertTrue(firstRead > 50 && firstRead < 200, firstRead + " records in a one-page ring");
+            Thread.sleep(50);
+            stop.set(true);
+            parker.join();
+            r.pollUntil(m);
+            long[] dropped = r.lost.stream().filter(l -> l[1] > 0).findFirst()
+                    .orElseThrow(() -> new AssertionError("no notice of the dropped records after the ring had room again"));
+            assertTrue(dropped[2] >= firstRead && dropped[2] < r.n,
+                    "the kernel's notice must come where the records went missing, before the next one: at " + dropped[2]
+                            + " of " + r.n + ", the first read ended at " + firstRead);
+            assertEquals(r.lost.stream().mapToLong(l -> l[1]).sum(), m.lostRecords());
+            System.out.printf("parker on a one-page ring: %d records read, %d dropped, ring found full %d times%n",
+                    r.n, m.lostRecords(), m.fullRings());
+        } finally {
+            stop.set(true);
+        }
     }
 
     @Test

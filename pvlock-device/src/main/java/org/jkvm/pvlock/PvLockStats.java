@@ -26,6 +26,8 @@ public final class PvLockStats {
     private volatile long endNanos = -1;
     private volatile long trackingStartNanos = -1;
     private volatile long trackerWakeups;
+    private volatile long switchRecordsLost;
+    private volatile long fullRings;
     private volatile boolean timed;
 
     PvLockStats(int vcpus) {
@@ -85,6 +87,28 @@ public final class PvLockStats {
      */
     public long trackerWakeups() {
         return trackerWakeups;
+    }
+
+    /** Only the tracker's thread calls this: {@code count} records dropped, or 0 for a ring found full. */
+    void switchRecordsLost(long count) {
+        if (count == 0) {
+            fullRings++;
+        } else {
+            switchRecordsLost += count;
+        }
+    }
+
+    /**
+     * Userspace mode: switch records of vCPU threads the kernel dropped because the tracker had
+     * not read their rings in time (each such vCPU's flag reads running until its next record).
+     */
+    public long switchRecordsLost() {
+        return switchRecordsLost;
+    }
+
+    /** Userspace mode: how many times the tracker found a vCPU thread's ring too full for the next record. */
+    public long fullRings() {
+        return fullRings;
     }
 
     void addPreemptedNanos(int vcpu, long nanos) {

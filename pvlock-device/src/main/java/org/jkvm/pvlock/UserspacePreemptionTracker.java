@@ -22,7 +22,9 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * busy ({@code --pvlock userspace} asked for it there; {@code auto} does not track there) it
  * says so when it is closed (after the guest, whose console a line logged meanwhile would cut
  * into), as each of its wake-ups then preempted a vCPU and its flags came late. How late its
- * writes are is measured in {@link PvLockStats#staleness()}.
+ * writes are is measured in {@link PvLockStats#staleness()}. A thread's ring it did not read in
+ * time fills and the kernel drops records: that vCPU then reads as running until its next record
+ * ({@link #lost}), and the close says how many were dropped.
  *
  * <p>The tracker stays idle (no perf events, no thread, no write) until the guest first asks
  * for a structure ({@link #guestAsked}): a guest without the PV-lock series never reads the
@@ -40,7 +42,7 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * cost: waking every 20 ms it cost nothing resolved, at each record half the guest's throughput
  * (examples/results/tracker-batch). Each record stays the default until real cores say the same.
  */
-final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable {
+final class UserspacePreemptionTracker implements VcpuRunListener, ContextSwitchMonitor.SwitchListener, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(UserspacePreemptionTracker.class.getName());
     private static final int POLL_MILLIS = 100;
 
@@ -124,7 +126,8 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
     }
 
     /** One scheduler switch of {@code vcpu}'s thread, as the context-switch records tell it. */
-    void switched(int vcpu, boolean in, boolean preempted, long when) {
+    @Override
+    public void switched(int vcpu, boolean in, boolean preempted, long when) {
         stats.staleness().record(System.nanoTime() - when);
         if (in) {
             mark(vcpu, false, when);
@@ -134,6 +137,17 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         } else {
             stats.voluntarySwitchOut(vcpu);
         }
+    }
+
+    /**
+     * Switches of {@code vcpu}'s thread may be missing (its ring filled): whether it runs now is
+     * unknown until its next record, so its flag says running, what the guest assumes without PV
+     * lock, rather than keep a preemption that may have ended.
+     */
+    @Override
+    public void lost(int vcpu, long count, long when) {
+        stats.switchRecordsLost(count);
+        mark(vcpu, false, when);
     }
 
     private void mark(int vcpu, boolean preempted, long when) {
@@ -169,15 +183,33 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         return ranOn;
     }
 
-    /** Why the tracker costs the guest on {@code cpus}, or null when one of them is its own. */
-    static String noSpareCpu(TrackerCpus cpus) {
+    /**
+     * Why the tracker cost the guest on {@code cpus}, waking once every {@code batchMillis} ms (0:
+     * at each record), or null when one of them is its own.
+     */
+    static String noSpareCpu(TrackerCpus cpus, int batchMillis) {
         if (cpus.ownCpu()) return null;
-        return ("the vCPUs could keep all %d host CPUs the userspace preemption tracker ran on busy: each switch it"
-                + " read woke it on a vCPU's CPU, which preempted that vCPU and made two more records, and its flags"
-                + " came late (the switch-to-flag delay in the PV-lock line; virtio-blk IOPS 0.3-0.7x of --pvlock off"
-                + " with 2 vCPUs on 2 CPUs: bench/blk/README.md). Leave it a CPU: fewer vCPUs than host CPUs, or"
-                + " --pin the vCPUs to some of them; --pvlock auto does not track where it would have none")
-                .formatted(cpus.cpus().cardinality());
+        String wakeUps = batchMillis == 0
+                ? "each switch it read woke it on a vCPU's CPU, which preempted that vCPU and made two more records"
+                  + " (virtio-blk IOPS 0.3-0.7x of --pvlock off with 2 vCPUs on 2 CPUs: bench/blk/README.md)"
+                : "each of its wake-ups, one every " + batchMillis + " ms, preempted a vCPU there";
+        return ("the vCPUs could keep all %d host CPUs the userspace preemption tracker ran on busy: %s, and its flags"
+                + " came late (the switch-to-flag delay in the PV-lock line). Leave it a CPU: fewer vCPUs than host CPUs,"
+                + " or --pin the vCPUs to some of them; --pvlock auto does not track where it would have none")
+                .formatted(cpus.cpus().cardinality(), wakeUps);
+    }
+
+    /**
+     * What the kernel dropped of the vCPU threads' switch records, and how to read them in time,
+     * or null when it dropped none and no ring was found full.
+     */
+    static String droppedRecords(long lost, long fullRings, int batchMillis) {
+        if (lost == 0 && fullRings == 0) return null;
+        return ("the kernel dropped %d context-switch records of vCPU threads, whose rings (~1300 records each) the"
+                + " preemption tracker found full %d times: each such vCPU read as running until its next record. Read"
+                + " them in time: %s").formatted(lost, fullRings, batchMillis > 0
+                        ? "a --pvlock-batch shorter than " + batchMillis + " ms"
+                        : "leave the tracker a CPU of its own (fewer vCPUs than host CPUs, or --pin the vCPUs to some)");
     }
 
     private void track() {
@@ -200,10 +232,10 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
         try (monitor) {
             while (!closing) {
                 if (batchMillis == 0) {
-                    monitor.poll(POLL_MILLIS, this::switched);
+                    monitor.poll(POLL_MILLIS, this);
                 } else {
                     // Records do not wake a thread that is not waiting in poll: they wait in the rings.
-                    monitor.poll(0, this::switched);
+                    monitor.poll(0, this);
                     LockSupport.parkNanos(batchMillis * 1_000_000L);
                 }
                 stats.trackerWokeUp();
@@ -227,8 +259,10 @@ final class UserspacePreemptionTracker implements VcpuRunListener, AutoCloseable
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            String crowded = noSpareCpu(cpus);
+            String crowded = noSpareCpu(cpus, batchMillis);
             if (crowded != null) LOG.log(Level.WARNING, crowded);
+            String dropped = droppedRecords(stats.switchRecordsLost(), stats.fullRings(), batchMillis);
+            if (dropped != null) LOG.log(Level.WARNING, dropped);
         }
         long now = System.nanoTime();
         for (int v = 0; v < flag.length; v++) {

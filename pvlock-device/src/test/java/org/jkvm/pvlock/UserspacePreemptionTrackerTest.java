@@ -1,6 +1,7 @@
 package org.jkvm.pvlock;
 
 import java.util.BitSet;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
@@ -108,11 +109,54 @@ class UserspacePreemptionTrackerTest {
 
     @Test
     void aTrackerWithoutACpuOfItsOwnSaysHowToLeaveItOne() {
-        String crowded = UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(0, 1), 2));
+        String crowded = UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(0, 1), 2), 0);
         assertNotNull(crowded, "2 vCPUs could keep both CPUs busy");
-        assertTrue(crowded.contains("all 2 host CPUs") && crowded.contains("--pin") && crowded.contains("came late"), crowded);
-        assertNull(UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(0, 1, 2), 2)), "a third CPU is the tracker's");
-        assertNull(UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(2, 3), 0)), "pinned vCPUs leave the other CPUs free");
+        assertTrue(crowded.contains("all 2 host CPUs") && crowded.contains("--pin") && crowded.contains("came late")
+                && crowded.contains("each switch it read woke it"), crowded);
+        String batched = UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(0, 1), 2), 20);
+        assertTrue(batched.contains("one every 20 ms") && !batched.contains("each switch"), "its own timer woke it: " + batched);
+        assertNull(UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(0, 1, 2), 2), 0), "a third CPU is the tracker's");
+        assertNull(UserspacePreemptionTracker.noSpareCpu(new TrackerCpus(cpus(2, 3), 0), 0), "pinned vCPUs leave the other CPUs free");
+    }
+
+    @Test
+    void aVcpuWhoseSwitchesWentMissingReadsAsRunningUntilItsNextRecord() {
+        tracker.started(0, 1);
+        long t = System.nanoTime();
+        tracker.switched(0, false, true, t);
+        assertEquals(1, region.preempted(0));
+        tracker.lost(0, 0, t + 1_000_000);
+        assertEquals(0, region.preempted(0), "its ring was found full: it may have run since, so not flagged");
+        assertEquals(1_000_000, tracker.mark().flagged()[0], "flagged until the ring was found full");
+        tracker.lost(0, 12, t + 2_000_000);
+        tracker.switched(0, false, true, t + 3_000_000);
+        assertEquals(1, region.preempted(0), "the next record says where it is again");
+        assertEquals(12, stats.switchRecordsLost());
+        assertEquals(1, stats.fullRings());
+        assertEquals(2, stats.preemptedSet(0));
+        assertEquals(1, stats.preemptedCleared(0));
+    }
+
+    @Test
+    void droppedRecordsAreToldWithHowToReadThemInTime() {
+        assertNull(UserspacePreemptionTracker.droppedRecords(0, 0, 20));
+        String batched = UserspacePreemptionTracker.droppedRecords(2728, 6, 100);
+        assertTrue(batched.contains("dropped 2728") && batched.contains("full 6 times")
+                && batched.contains("--pvlock-batch shorter than 100 ms"), batched);
+        String each = UserspacePreemptionTracker.droppedRecords(0, 1, 0);
+        assertTrue(each.contains("a CPU of its own"), each);
+    }
+
+    @Test
+    void aTrackerReadingTooSeldomForItsThreadsCountsWhatTheKernelDropped() throws InterruptedException {
+        PvLockStats s = trackParkers(100, 20_000);
+        assertTrue(s.fullRings() > 0 && s.switchRecordsLost() > 0, "threads parking 20 us at a time against a 100 ms period"
+                + " fill a ~1300-record ring: found full " + s.fullRings() + " times, " + s.switchRecordsLost() + " dropped");
+        PvLockStats sleepers = trackParkers(20, 1_000_000);
+        assertEquals(List.of(0L, 0L), List.of(sleepers.fullRings(), sleepers.switchRecordsLost()),
+                "1 ms sleeps read every 20 ms leave the rings room");
+        System.out.printf("parking 20 us, read every 100 ms: %d switches read, %d dropped, rings found full %d times%n",
+                s.voluntarySwitchOuts(0) + s.voluntarySwitchOuts(1), s.switchRecordsLost(), s.fullRings());
     }
 
     @Test
@@ -247,12 +291,17 @@ class UserspacePreemptionTrackerTest {
 
     /** Tracks two threads that sleep 1 ms at a time for 600 ms, reading every {@code batchMillis}; its counters. */
     private PvLockStats trackSleepers(int batchMillis) throws InterruptedException {
+        return trackParkers(batchMillis, 1_000_000);
+    }
+
+    /** Tracks two threads that park {@code parkNanos} at a time for 600 ms, reading every {@code batchMillis}. */
+    private PvLockStats trackParkers(int batchMillis, long parkNanos) throws InterruptedException {
         PvLockStats s = new PvLockStats(2);
         try (UserspacePreemptionTracker t = new UserspacePreemptionTracker(region, s, 2, TrackerCpus.of(2, null), batchMillis)) {
             CompletableFuture<Integer> first = new CompletableFuture<>();
             CompletableFuture<Integer> second = new CompletableFuture<>();
-            Thread a = sleeper(first);
-            Thread b = sleeper(second);
+            Thread a = parker(first, parkNanos);
+            Thread b = parker(second, parkNanos);
             t.started(0, first.join());
             t.started(1, second.join());
             t.trackFromStart();
@@ -267,11 +316,11 @@ class UserspacePreemptionTrackerTest {
         return s;
     }
 
-    /** A thread that tells its tid, then sleeps 1 ms at a time until interrupted: two switches a sleep. */
-    private static Thread sleeper(CompletableFuture<Integer> tid) {
+    /** A thread that tells its tid, then parks {@code nanos} at a time until interrupted: two switches a park. */
+    private static Thread parker(CompletableFuture<Integer> tid, long nanos) {
         return Thread.ofPlatform().daemon().start(() -> {
             tid.complete(HostCpus.currentTid());
-            while (!Thread.currentThread().isInterrupted()) LockSupport.parkNanos(1_000_000);
+            while (!Thread.currentThread().isInterrupted()) LockSupport.parkNanos(nanos);
         });
     }
 }

@@ -114,6 +114,8 @@ class Arm64PvLockTest {
         long read = figure(b.output(), "switches");
         assertTrue(wakeups > 0 && read > 2 * wakeups, "a batch holds several switches: " + read + " read in " + wakeups
                 + " wake-ups\n" + b.output());
+        assertEquals(List.of(0L, 0L), List.of(figure(b.output(), "tracker_records_dropped"), figure(b.output(), "tracker_rings_full")),
+                "50 ms of these vCPUs' switches leave their rings room:\n" + b.output());
         assertTrue(figure(b.output(), "mean_ns") > figure(t.output(), "mean_ns"),
                 "batched flags come later than flags written at each switch:\n" + b.output() + "\n" + t.output());
         Steps.Step v = Steps.require(out, "vmm-pin");
