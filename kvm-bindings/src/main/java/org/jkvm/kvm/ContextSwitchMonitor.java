@@ -28,9 +28,11 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * wake the poller only when half full, as the records are read for a tally, not for a flag
  * that must be current; poll them with a timeout.
  *
- * <p>Every record of a per-thread monitor wakes the poller ({@code watermark} of one byte: a non-sample record never
- * counts towards {@code wakeup_events}), so a switch is delivered as soon as the polling thread
- * runs. Times are {@code CLOCK_MONOTONIC} nanoseconds, the clock of {@link System#nanoTime()} on
+ * <p>By default every record of a per-thread monitor wakes the poller ({@code watermark} of one byte: a non-sample
+ * record never counts towards {@code wakeup_events}), so a switch is delivered as soon as the polling thread
+ * runs; the kernel pays for each such wake-up with an IRQ-work interrupt on the CPU where the thread
+ * switched (arm64 and x86 raise it as an IPI to that CPU), at the switch. A reader that polls on its own timer
+ * opens the rings with {@link Wakeup#HALF_FULL} and spares those CPUs the interrupt. Times are {@code CLOCK_MONOTONIC} nanoseconds, the clock of {@link System#nanoTime()} on
  * Linux (HotSpot's {@code os::javaTimeNanos} is {@code clock_gettime(CLOCK_MONOTONIC)}), so they
  * compare directly with it. A ring the poller does not read in time fills, and the kernel drops
  * that thread's next records: {@link SwitchListener#lost} says where, so a reader stops vouching
@@ -45,6 +47,14 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * use_clockid); a non-root user needs {@code /proc/sys/kernel/perf_event_paranoid} &lt;= 2.
  */
 public final class ContextSwitchMonitor implements AutoCloseable {
+
+    /** When a thread's ring wakes a poller waiting in {@link #poll}. */
+    public enum Wakeup {
+        /** At each record: the switch reaches the poller at once, for an IRQ-work interrupt on the thread's CPU each. */
+        EACH_RECORD,
+        /** Only when half full: for a reader that polls on its own timer; records raise no interrupt until then. */
+        HALF_FULL
+    }
 
     /** Receives each context switch of a monitored thread, in ring order (per thread: time order). */
     @FunctionalInterface
@@ -190,20 +200,21 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         this.pollFds = arena.allocate(Libc.POLLFD_BYTES * n, 8);
     }
 
-    /** Monitors the threads {@code tids} (kernel thread ids, e.g. {@link HostCpus#currentTid}). */
+    /** Monitors the threads {@code tids} (kernel thread ids, e.g. {@link HostCpus#currentTid}), waking at each record. */
     public static ContextSwitchMonitor open(int... tids) {
-        return open(DEFAULT_DATA_PAGES_LOG2, tids);
+        return open(DEFAULT_DATA_PAGES_LOG2, Wakeup.EACH_RECORD, tids);
     }
 
     /**
-     * Monitors the threads {@code tids}, each with a ring of 2^{@code dataPagesLog2} pages.
+     * Monitors the threads {@code tids}, each with a ring of 2^{@code dataPagesLog2} pages that
+     * wakes a waiting poller as {@code wakeup} says.
      *
      * @throws KvmException naming {@code perf_event_open}, {@code mmap} or the ioctl that failed,
      *     with what to do when the host refuses (perf_event_paranoid, a container's seccomp)
      */
-    public static ContextSwitchMonitor open(int dataPagesLog2, int[] tids) {
+    public static ContextSwitchMonitor open(int dataPagesLog2, Wakeup wakeup, int[] tids) {
         if (tids.length == 0) throw new IllegalArgumentException("no thread to monitor");
-        return open(dataPagesLog2, tids, false);
+        return open(dataPagesLog2, tids, false, wakeup);
     }
 
     /**
@@ -215,10 +226,10 @@ public final class ContextSwitchMonitor implements AutoCloseable {
      */
     public static ContextSwitchMonitor openCpus(int dataPagesLog2, int[] cpus) {
         if (cpus.length == 0) throw new IllegalArgumentException("no CPU to monitor");
-        return open(dataPagesLog2, cpus, true);
+        return open(dataPagesLog2, cpus, true, Wakeup.HALF_FULL);
     }
 
-    private static ContextSwitchMonitor open(int dataPagesLog2, int[] targets, boolean cpuWide) {
+    private static ContextSwitchMonitor open(int dataPagesLog2, int[] targets, boolean cpuWide, Wakeup wakeup) {
         if (dataPagesLog2 < 0 || dataPagesLog2 > 16) {
             throw new IllegalArgumentException("dataPagesLog2 " + dataPagesLog2 + " is not in 0..16");
         }
@@ -231,7 +242,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
             throw e;
         }
         try {
-            m.openAll(dataPagesLog2);
+            m.openAll(dataPagesLog2, wakeup);
             return m;
         } catch (RuntimeException | Error e) {
             m.close();
@@ -239,7 +250,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         }
     }
 
-    private void openAll(int dataPagesLog2) {
+    private void openAll(int dataPagesLog2, Wakeup wakeup) {
         long pageSize = Libc.pageSize();
         long mapBytes = pageSize * (1 + (1L << dataPagesLog2));
         try (Arena a = Arena.ofConfined()) {
@@ -251,7 +262,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
             attr.set(JAVA_LONG, ATTR_FLAGS, ATTR_FLAG_BITS);
             // A CPU's ring sees every switch there, the poller's own wakeups among them: only a
             // half-full ring wakes it.
-            attr.set(JAVA_INT, ATTR_WAKEUP_WATERMARK, cpuWide ? (int) ((mapBytes - pageSize) / 2) : 1);
+            attr.set(JAVA_INT, ATTR_WAKEUP_WATERMARK, wakeup == Wakeup.HALF_FULL ? (int) ((mapBytes - pageSize) / 2) : 1);
             attr.set(JAVA_INT, ATTR_CLOCKID, CLOCK_MONOTONIC);
             for (int i = 0; i < tids.length; i++) {
                 int tid = tids[i];

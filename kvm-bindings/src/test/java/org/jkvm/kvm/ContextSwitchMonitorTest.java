@@ -9,8 +9,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
+import org.jkvm.kvm.ContextSwitchMonitor.Wakeup;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -69,12 +72,12 @@ class ContextSwitchMonitorTest {
 
     /** Opens a monitor, or skips the test when this host does not allow perf events. */
     static ContextSwitchMonitor openOrSkip(int... tids) {
-        return openRing(RING_PAGES_LOG2, tids);
+        return openRing(RING_PAGES_LOG2, Wakeup.EACH_RECORD, tids);
     }
 
-    private static ContextSwitchMonitor openRing(int pagesLog2, int... tids) {
+    private static ContextSwitchMonitor openRing(int pagesLog2, Wakeup wakeup, int... tids) {
         try {
-            return ContextSwitchMonitor.open(pagesLog2, tids);
+            return ContextSwitchMonitor.open(pagesLog2, wakeup, tids);
         } catch (KvmException e) {
             boolean refused = e.operation().equals("perf_event_open")
                     && (e.errno() == Libc.EPERM || e.errno() == Libc.EACCES || e.errno() == Libc.ENOSYS);
@@ -227,7 +230,7 @@ class ContextSwitchMonitorTest {
         ready.await();
         Recorder r = new Recorder();
         // One data page: about 170 switch records, filled in a few milliseconds of parking.
-        try (ContextSwitchMonitor m = openRing(0, tid.get())) {
+        try (ContextSwitchMonitor m = openRing(0, Wakeup.EACH_RECORD, tid.get())) {
             Thread.sleep(150);
             m.poll(0, r);
             int firstRead = r.n;
@@ -250,6 +253,86 @@ class ContextSwitchMonitorTest {
         } finally {
             stop.set(true);
         }
+    }
+
+    @Test
+    void aRingWakingWhenHalfFullLeavesAWaitingPollAsleep() throws Exception {
+        CompletableFuture<Integer> tid = new CompletableFuture<>();
+        CountDownLatch polled = new CountDownLatch(1);
+        Thread sleeper = Thread.ofPlatform().name("sleeper").start(() -> {
+            tid.complete(HostCpus.currentTid());
+            LockSupport.parkNanos(200 * MS); // until the poll below waits
+            for (int i = 0; i < 20; i++) LockSupport.parkNanos(MS);
+            try {
+                polled.await(); // an exiting thread would wake the poll: it stays until the poll is over
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Recorder r = new Recorder();
+        try (ContextSwitchMonitor m = openRing(RING_PAGES_LOG2, Wakeup.HALF_FULL, tid.join())) {
+            long start = System.nanoTime();
+            int first = m.poll(800, r);
+            long waited = System.nanoTime() - start;
+            polled.countDown();
+            sleeper.join();
+            m.poll(0, r);
+            assertTrue(waited >= 750 * MS, "~40 records in a ring of ~10000 woke the poll after " + waited / MS + " ms, delivering "
+                    + first);
+            assertTrue(r.n >= 40, "the records wait in the ring for the next read: " + r.n + " (" + first + " at the timeout)");
+        } finally {
+            polled.countDown();
+        }
+    }
+
+    @Test
+    void onlyARingWakingAtEachRecordCostsTheThreadsCpuAnInterruptPerRecord() throws Exception {
+        int cpu = monitoredCpu().nextSetBit(0);
+        long[] interrupts = new long[2];
+        long[] records = new long[2];
+        for (Wakeup w : Wakeup.values()) {
+            AtomicInteger tid = new AtomicInteger();
+            CountDownLatch ready = new CountDownLatch(1);
+            CountDownLatch go = new CountDownLatch(1);
+            Thread parker = Thread.ofPlatform().name("parker").start(() -> {
+                HostCpus.pinCurrentThread(monitoredCpu());
+                tid.set(HostCpus.currentTid());
+                ready.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                long end = System.nanoTime() + 100 * MS;
+                while (System.nanoTime() < end) LockSupport.parkNanos(20_000);
+            });
+            ready.await();
+            Recorder r = new Recorder();
+            try (ContextSwitchMonitor m = openRing(RING_PAGES_LOG2, w, tid.get())) {
+                OptionalLong before = irqWorkInterrupts(cpu);
+                Assumptions.assumeTrue(before.isPresent(), "/proc/interrupts has no IRQ work row for CPU " + cpu);
+                go.countDown();
+                parker.join(); // nobody polls meanwhile: the interrupts are the records' own
+                interrupts[w.ordinal()] = irqWorkInterrupts(cpu).getAsLong() - before.getAsLong();
+                m.poll(0, r);
+                records[w.ordinal()] = m.switchRecords();
+            }
+        }
+        System.out.printf("IRQ work on CPU %d over 100 ms of parking: %d at each record (%d records), %d half full (%d)%n",
+                cpu, interrupts[0], records[0], interrupts[1], records[1]);
+        assertTrue(records[0] > 500 && records[1] > 500, "the parker switched: " + Arrays.toString(records));
+        assertTrue(interrupts[0] > records[0] / 4, "each record raised one: " + interrupts[0] + " for " + records[0]);
+        assertTrue(interrupts[1] < interrupts[0] / 20, "half full raised a few at most: " + interrupts[1]);
+    }
+
+    /** The IRQ-work interrupts {@code cpu} took so far, from /proc/interrupts (x86's IWI row, arm64's IPI row), if listed. */
+    private static OptionalLong irqWorkInterrupts(int cpu) throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("/proc/interrupts"));
+        int column = List.of(lines.getFirst().trim().split("\\s+")).indexOf("CPU" + cpu);
+        if (column < 0) return OptionalLong.empty();
+        return lines.stream().filter(l -> l.endsWith("IRQ work interrupts")).findFirst()
+                .map(l -> OptionalLong.of(Long.parseLong(l.trim().split("\\s+")[1 + column])))
+                .orElse(OptionalLong.empty());
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.util.BitSet;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jkvm.kvm.ContextSwitchMonitor;
+import org.jkvm.kvm.ContextSwitchMonitor.Wakeup;
 import org.jkvm.kvm.HostCpus;
 import org.jkvm.kvm.KvmException;
 import org.jkvm.vmm.vcpu.VcpuRunListener;
@@ -221,7 +222,9 @@ final class UserspacePreemptionTracker implements VcpuRunListener, ContextSwitch
         ranOn = HostCpus.currentAffinity();
         ContextSwitchMonitor monitor;
         try {
-            monitor = ContextSwitchMonitor.open(tids.clone());
+            // A tracker on its own timer wants no wake-up per record, which costs the vCPU's CPU an interrupt.
+            monitor = ContextSwitchMonitor.open(ContextSwitchMonitor.DEFAULT_DATA_PAGES_LOG2,
+                    batchMillis == 0 ? Wakeup.EACH_RECORD : Wakeup.HALF_FULL, tids.clone());
         } catch (KvmException e) {
             switchSource = "none (" + e.getMessage() + ")";
             LOG.log(Level.WARNING, "no scheduler switch records, so no preemption is ever flagged: {0}", e.getMessage());
