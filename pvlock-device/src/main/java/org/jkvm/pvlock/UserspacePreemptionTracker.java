@@ -37,10 +37,13 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * threads' start ({@link #trackFromStart}) for a guest that is never offered the flags.
  *
  * <p>By default its thread wakes at each switch record, so a flag is as current as the thread
- * can be scheduled. With a batch period ({@code --pvlock-batch}) it instead wakes once a period
- * and reads every record written meanwhile: at most 1000/period wake-ups a second, the flags up
- * to a period later. In the emulated host, 8 vCPUs on 2 CPUs, the wake-ups were the tracker's
- * cost: waking every 20 ms it cost nothing resolved, at each record half the guest's throughput
+ * can be scheduled; each such wake-up is raised at the switch, as an IRQ-work interrupt on the
+ * vCPU's own CPU. With a batch period ({@code --pvlock-batch}) it instead wakes once a period
+ * and reads every record written meanwhile (its rings wake no one: {@link Wakeup#HALF_FULL}):
+ * at most 1000/period wake-ups a second, none raised on the vCPUs' CPUs, the flags up to a
+ * period later. In the emulated host, 8 vCPUs on 2 CPUs, the wake-ups were the tracker's
+ * cost: waking every 20 ms it cost nothing resolved, at each record half the guest's throughput;
+ * sparing the vCPUs' CPUs their interrupts gained nothing shown there
  * (examples/results/tracker-batch). Each record stays the default until real cores say the same.
  */
 final class UserspacePreemptionTracker implements VcpuRunListener, ContextSwitchMonitor.SwitchListener, AutoCloseable {
