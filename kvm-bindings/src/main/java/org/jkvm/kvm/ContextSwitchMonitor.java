@@ -28,17 +28,19 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * wake the poller only when half full, as the records are read for a tally, not for a flag
  * that must be current; poll them with a timeout.
  *
- * <p>By default every record of a per-thread monitor wakes the poller ({@code watermark} of one byte: a non-sample
- * record never counts towards {@code wakeup_events}), so a switch is delivered as soon as the polling thread
- * runs; the kernel pays for each such wake-up with an IRQ-work interrupt on the CPU where the thread
- * switched (arm64 and x86 raise it as an IPI to that CPU), at the switch. A reader that polls on its own timer
- * opens the rings with {@link Wakeup#HALF_FULL} and spares those CPUs the interrupt. Times are {@code CLOCK_MONOTONIC} nanoseconds, the clock of {@link System#nanoTime()} on
- * Linux (HotSpot's {@code os::javaTimeNanos} is {@code clock_gettime(CLOCK_MONOTONIC)}), so they
- * compare directly with it. A ring the poller does not read in time fills, and the kernel drops
+ * <p>By default every record of a per-thread monitor wakes the poller ({@code watermark} of one
+ * byte: a non-sample record never counts towards {@code wakeup_events}), so a switch is delivered
+ * as soon as the polling thread runs; the kernel raises each such wake-up as an IRQ-work
+ * interrupt on the CPU where the thread switched (arm64 and x86: an IPI to itself), at the
+ * switch, whether or not anyone waits. A reader that polls on its own timer opens the rings with
+ * {@link Wakeup#HALF_FULL} and spares those CPUs the interrupt. Times are {@code CLOCK_MONOTONIC}
+ * nanoseconds, the clock of {@link System#nanoTime()} on Linux (HotSpot's
+ * {@code os::javaTimeNanos} is {@code clock_gettime(CLOCK_MONOTONIC)}), so they compare directly
+ * with it. A ring the poller does not read in time fills, and the kernel drops
  * that thread's next records: {@link SwitchListener#lost} says where, so a reader stops vouching
  * for the thread's state until its next record.
  *
- * <p>Run the polling thread on a CPU the monitored threads do not use: every record wakes it,
+ * <p>Run the polling thread on a CPU the monitored threads do not use: every record wakes it by default,
  * and a wakeup that preempts a monitored thread makes two more records (on a shared CPU this
  * feeds itself: tens of thousands of switches a second instead of hundreds).
  *

@@ -149,13 +149,13 @@ class UserspacePreemptionTrackerTest {
 
     @Test
     void aTrackerReadingTooSeldomForItsThreadsCountsWhatTheKernelDropped() throws InterruptedException {
-        PvLockStats s = trackParkers(100, 20_000);
-        assertTrue(s.fullRings() > 0 && s.switchRecordsLost() > 0, "threads parking 20 us at a time against a 100 ms period"
-                + " fill a ~1300-record ring: found full " + s.fullRings() + " times, " + s.switchRecordsLost() + " dropped");
-        PvLockStats sleepers = trackParkers(20, 1_000_000);
+        PvLockStats s = track(100, UserspacePreemptionTrackerTest::handingOver);
+        assertTrue(s.fullRings() > 0 && s.switchRecordsLost() > 0, "two threads handing a turn to each other against a 100 ms"
+                + " period fill a ~1300-record ring: found full " + s.fullRings() + " times, " + s.switchRecordsLost() + " dropped");
+        PvLockStats sleepers = trackSleepers(20);
         assertEquals(List.of(0L, 0L), List.of(sleepers.fullRings(), sleepers.switchRecordsLost()),
                 "1 ms sleeps read every 20 ms leave the rings room");
-        System.out.printf("parking 20 us, read every 100 ms: %d switches read, %d dropped, rings found full %d times%n",
+        System.out.printf("handing over, read every 100 ms: %d switch-outs read, %d records dropped, rings found full %d times%n",
                 s.voluntarySwitchOuts(0) + s.voluntarySwitchOuts(1), s.switchRecordsLost(), s.fullRings());
     }
 
@@ -291,36 +291,55 @@ class UserspacePreemptionTrackerTest {
 
     /** Tracks two threads that sleep 1 ms at a time for 600 ms, reading every {@code batchMillis}; its counters. */
     private PvLockStats trackSleepers(int batchMillis) throws InterruptedException {
-        return trackParkers(batchMillis, 1_000_000);
+        return track(batchMillis, (a, b) -> new Thread[] {sleeper(a), sleeper(b)});
     }
 
-    /** Tracks two threads that park {@code parkNanos} at a time for 600 ms, reading every {@code batchMillis}. */
-    private PvLockStats trackParkers(int batchMillis, long parkNanos) throws InterruptedException {
+    /** Starts two threads, each telling its tid through its future, that switch until interrupted. */
+    private interface ThreadPair {
+        Thread[] start(CompletableFuture<Integer> first, CompletableFuture<Integer> second);
+    }
+
+    /** Tracks the two threads of {@code pair} for 600 ms, reading every {@code batchMillis}; its counters. */
+    private PvLockStats track(int batchMillis, ThreadPair pair) throws InterruptedException {
         PvLockStats s = new PvLockStats(2);
         try (UserspacePreemptionTracker t = new UserspacePreemptionTracker(region, s, 2, TrackerCpus.of(2, null), batchMillis)) {
             CompletableFuture<Integer> first = new CompletableFuture<>();
             CompletableFuture<Integer> second = new CompletableFuture<>();
-            Thread a = parker(first, parkNanos);
-            Thread b = parker(second, parkNanos);
+            Thread[] threads = pair.start(first, second);
             t.started(0, first.join());
             t.started(1, second.join());
             t.trackFromStart();
             for (int i = 0; i < 500 && t.switchSource().equals("starting"); i++) Thread.sleep(10);
             assumeTrue(t.switchSource().startsWith("perf"), "perf context-switch records are not available here: " + t.switchSource());
             Thread.sleep(600);
-            a.interrupt();
-            b.interrupt();
-            a.join();
-            b.join();
+            for (Thread th : threads) th.interrupt();
+            for (Thread th : threads) th.join();
         }
         return s;
     }
 
-    /** A thread that tells its tid, then parks {@code nanos} at a time until interrupted: two switches a park. */
-    private static Thread parker(CompletableFuture<Integer> tid, long nanos) {
+    /** A thread that tells its tid, then sleeps 1 ms at a time until interrupted: two switches a sleep. */
+    private static Thread sleeper(CompletableFuture<Integer> tid) {
         return Thread.ofPlatform().daemon().start(() -> {
             tid.complete(HostCpus.currentTid());
-            while (!Thread.currentThread().isInterrupted()) LockSupport.parkNanos(nanos);
+            while (!Thread.currentThread().isInterrupted()) LockSupport.parkNanos(1_000_000);
         });
+    }
+
+    /** Two threads handing a turn to each other (wake the other, park) until interrupted: each turn switches both. */
+    private static Thread[] handingOver(CompletableFuture<Integer> first, CompletableFuture<Integer> second) {
+        Thread[] pair = new Thread[2];
+        pair[0] = Thread.ofPlatform().daemon().unstarted(() -> handOver(first, pair[1]));
+        pair[1] = Thread.ofPlatform().daemon().unstarted(() -> handOver(second, pair[0]));
+        for (Thread t : pair) t.start();
+        return pair;
+    }
+
+    private static void handOver(CompletableFuture<Integer> tid, Thread other) {
+        tid.complete(HostCpus.currentTid());
+        while (!Thread.currentThread().isInterrupted()) {
+            LockSupport.unpark(other);
+            LockSupport.parkNanos(1_000_000); // a turn lost to the other's interrupt ends after 1 ms
+        }
     }
 }
