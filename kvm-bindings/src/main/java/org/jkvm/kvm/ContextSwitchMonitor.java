@@ -71,14 +71,18 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         void switched(int threadIndex, boolean in, boolean preempted, long monotonicNanos);
 
         /**
-         * Switches of thread {@code threadIndex} may be missing before its next record, so where
-         * it is now is unknown until then. With {@code count} above 0 the kernel dropped that many
-         * (its ring was full) and wrote so at {@code monotonicNanos}, in ring order, just before the
-         * record that follows the gap. With {@code count} 0 its ring was found too full for the
-         * next record when read at {@code monotonicNanos}: switches since may be being dropped (the
-         * kernel counts them in a later notice). Drained rings leave room again.
+         * The kernel dropped {@code count} switches of thread {@code threadIndex} (its ring was
+         * full) and wrote so at {@code monotonicNanos}: told in ring order, just before the record
+         * that follows the gap, so where the thread is now is unknown until that record.
          */
         default void lost(int threadIndex, long count, long monotonicNanos) {}
+
+        /**
+         * Thread {@code threadIndex}'s ring, read at {@code monotonicNanos}, had too little room
+         * left for its next record: switches since may be being dropped, and {@link #lost} tells
+         * how many only once the kernel writes a record there again. Draining it made room.
+         */
+        default void ringFull(int threadIndex, long monotonicNanos) {}
     }
 
     /** Receives each switch away from a task on a monitored CPU, in time order across the CPUs. */
@@ -376,6 +380,9 @@ public final class ContextSwitchMonitor implements AutoCloseable {
     /**
      * How many times a ring was read with too little room left for the next record: the kernel
      * may have dropped records then, which {@link #lostRecords} counts once it writes its notice.
+     * A monitor of threads tells its listener at each ({@link SwitchListener#ringFull}); a monitor
+     * of CPUs does not, as its listener is told in time order, where a ring's state when read has
+     * no place: the kernel's notice reaches it there.
      */
     public long fullRings() {
         return underLock(() -> fullRings);
@@ -526,7 +533,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         U64.setRelease(page, PAGE_DATA_TAIL, tail); // the kernel may reuse the space only now
         if (full) {
             fullRings++;
-            if (!cpuWide) listener.lost(i, 0, System.nanoTime());
+            if (!cpuWide) listener.ringFull(i, System.nanoTime());
         }
         return delivered;
     }

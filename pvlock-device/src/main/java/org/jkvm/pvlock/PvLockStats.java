@@ -89,13 +89,14 @@ public final class PvLockStats {
         return trackerWakeups;
     }
 
-    /** Only the tracker's thread calls this: {@code count} records dropped, or 0 for a ring found full. */
+    /** Only the tracker's thread calls this: the kernel dropped {@code count} records. */
     void switchRecordsLost(long count) {
-        if (count == 0) {
-            fullRings++;
-        } else {
-            switchRecordsLost += count;
-        }
+        switchRecordsLost += count;
+    }
+
+    /** Only the tracker's thread calls this: it found a ring too full for the next record. */
+    void ringFoundFull() {
+        fullRings++;
     }
 
     /**

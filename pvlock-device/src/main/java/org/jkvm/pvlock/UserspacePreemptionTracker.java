@@ -25,7 +25,8 @@ import org.jkvm.vmm.vcpu.VcpuRunListener;
  * into), as each of its wake-ups then preempted a vCPU and its flags came late. How late its
  * writes are is measured in {@link PvLockStats#staleness()}. A thread's ring it did not read in
  * time fills and the kernel drops records: that vCPU then reads as running until its next record
- * ({@link #lost}), and the close says how many were dropped.
+ * ({@link #lost}, {@link #ringFull}), and the close, having read what was left in the rings,
+ * says how many were dropped.
  *
  * <p>The tracker stays idle (no perf events, no thread, no write) until the guest first asks
  * for a structure ({@link #guestAsked}): a guest without the PV-lock series never reads the
@@ -144,13 +145,20 @@ final class UserspacePreemptionTracker implements VcpuRunListener, ContextSwitch
     }
 
     /**
-     * Switches of {@code vcpu}'s thread may be missing (its ring filled): whether it runs now is
-     * unknown until its next record, so its flag says running, what the guest assumes without PV
-     * lock, rather than keep a preemption that may have ended.
+     * The kernel dropped {@code count} switches of {@code vcpu}'s thread (its ring filled): whether
+     * it runs now is unknown until its next record, so its flag says running, what the guest
+     * assumes without PV lock, rather than keep a preemption that may have ended.
      */
     @Override
     public void lost(int vcpu, long count, long when) {
         stats.switchRecordsLost(count);
+        mark(vcpu, false, when);
+    }
+
+    /** {@code vcpu}'s ring was found full: its switches since may be being dropped, so as for {@link #lost}. */
+    @Override
+    public void ringFull(int vcpu, long when) {
+        stats.ringFoundFull();
         mark(vcpu, false, when);
     }
 
@@ -246,6 +254,8 @@ final class UserspacePreemptionTracker implements VcpuRunListener, ContextSwitch
                 }
                 stats.trackerWokeUp();
             }
+            // The records since the last read are the run's too, and so is any ring found full.
+            monitor.poll(0, this);
         }
     }
 

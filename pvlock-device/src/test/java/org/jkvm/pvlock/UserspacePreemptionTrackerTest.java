@@ -125,7 +125,7 @@ class UserspacePreemptionTrackerTest {
         long t = System.nanoTime();
         tracker.switched(0, false, true, t);
         assertEquals(1, region.preempted(0));
-        tracker.lost(0, 0, t + 1_000_000);
+        tracker.ringFull(0, t + 1_000_000);
         assertEquals(0, region.preempted(0), "its ring was found full: it may have run since, so not flagged");
         assertEquals(1_000_000, tracker.mark().flagged()[0], "flagged until the ring was found full");
         tracker.lost(0, 12, t + 2_000_000);
@@ -157,6 +157,19 @@ class UserspacePreemptionTrackerTest {
                 "1 ms sleeps read every 20 ms leave the rings room");
         System.out.printf("handing over, read every 100 ms: %d switch-outs read, %d records dropped, rings found full %d times%n",
                 s.voluntarySwitchOuts(0) + s.voluntarySwitchOuts(1), s.switchRecordsLost(), s.fullRings());
+    }
+
+    @Test
+    void aStoppingTrackerReadsWhatItsLastPeriodLeftInTheRings() throws InterruptedException {
+        // A 10 s period outlasts the 600 ms tracked: every record waits in the rings for the stop.
+        PvLockStats sleepers = trackSleepers(10_000);
+        long read = sleepers.voluntarySwitchOuts(0) + sleepers.voluntarySwitchOuts(1);
+        assertTrue(read > 100, "two threads sleeping 1 ms at a time for 600 ms: " + read + " switch-outs read at the stop");
+        PvLockStats handing = track(10_000, UserspacePreemptionTrackerTest::handingOver);
+        assertTrue(handing.fullRings() > 0, "two threads handing a turn to each other fill their rings within the period,"
+                + " and the stop finds them full: " + handing.fullRings() + " times");
+        System.out.printf("read only at the stop: sleepers %d switch-outs; handing over, rings found full %d times%n",
+                read, handing.fullRings());
     }
 
     @Test
