@@ -17,7 +17,7 @@ final class PreemptorsText {
     static void print(PrintWriter err, Preemptors p, String span) {
         err.printf("jkvm: preemptors%s: %d preemptions of vCPU threads on host CPUs %s, %.3f s waited behind:%s%n",
                 span, p.preemptions(), CpuSet.format(p.cpus()), p.waitedNanos() / 1e9,
-                p.lostRecords() == 0 ? "" : " (" + p.lostRecords() + " switch records lost: rings full, the tally is short)");
+                shortBy(p));
         if (p.rows().isEmpty()) {
             err.flush();
             return;
@@ -34,6 +34,14 @@ final class PreemptorsText {
                     p.waitedNanos());
         }
         err.flush();
+    }
+
+    /** What the kernel dropped, or "" when it dropped nothing and no ring was found full. */
+    private static String shortBy(Preemptors p) {
+        if (p.ringsFull() > 0) {
+            return " (" + p.lostRecords() + " switch records lost, rings found full " + p.ringsFull() + " times: the tally is short)";
+        }
+        return p.lostRecords() == 0 ? "" : " (" + p.lostRecords() + " switch records lost: rings full, the tally is short)";
     }
 
     private static void line(PrintWriter err, String kind, String who, int tasks, long nanos, long took, long total) {

@@ -59,6 +59,7 @@ final class RunStatsJson {
             t.put("preemptions", p.preemptions());
             t.put("waited_ms", p.waitedNanos() / 1_000_000);
             t.put("records_lost", p.lostRecords());
+            t.put("rings_full", p.ringsFull());
             return t;
         }).orElse(null));
         m.put("vcpus_on_cpu_ms", w.vcpuThreads().map(t -> t.onCpuNanos() / 1_000_000).orElse(null));

@@ -54,7 +54,7 @@ class RunStatsJsonTest {
 
     @Test
     void theWorkloadsWindowHasItsLengthSharePreemptorsAndStatistics() {
-        Preemptors waited = new Preemptors(new BitSet(), 12, 3_456_789_000L, List.of(), 2);
+        Preemptors waited = new Preemptors(new BitSet(), 12, 3_456_789_000L, List.of(), 2, 1);
         WorkloadWindow.Figures w = new WorkloadWindow.Figures(0, 5_012_345_678L, KvmStatsWindow.unavailable("none here"),
                 Optional.of(waited), 0.123456, Optional.of(new ThreadSchedStat(2_500_000_000L, 7_400_000_000L)),
                 Optional.of(new WorkloadWindow.CpusIdle(2, 120_000_000)));
@@ -65,7 +65,8 @@ class RunStatsJsonTest {
                   "preemptors": {
                     "preemptions": 12,
                     "waited_ms": 3456,
-                    "records_lost": 2
+                    "records_lost": 2,
+                    "rings_full": 1
                   },
                   "vcpus_on_cpu_ms": 2500,
                   "vcpus_waiting_ms": 7400,

@@ -104,6 +104,14 @@ public final class ContextSwitchMonitor implements AutoCloseable {
          * there now, is unknown.
          */
         default void lost(int cpuIndex, long count, long monotonicNanos) {}
+
+        /**
+         * CPU {@code cpuIndex}'s ring, read at {@code monotonicNanos}, had too little room left for
+         * its next record: switches there before then may be missing, and {@link #lost} tells how
+         * many only once the kernel writes a record there again (at the end of a watch, never).
+         * Told in time order with the records.
+         */
+        default void ringFull(int cpuIndex, long monotonicNanos) {}
     }
 
     /** How long {@link #pollCpus} holds back a switch: far longer than a record takes to be written. */
@@ -380,9 +388,7 @@ public final class ContextSwitchMonitor implements AutoCloseable {
     /**
      * How many times a ring was read with too little room left for the next record: the kernel
      * may have dropped records then, which {@link #lostRecords} counts once it writes its notice.
-     * A monitor of threads tells its listener at each ({@link SwitchListener#ringFull}); a monitor
-     * of CPUs does not, as its listener is told in time order, where a ring's state when read has
-     * no place: the kernel's notice reaches it there.
+     * Each is told to the listener ({@link SwitchListener#ringFull}, {@link CpuSwitchListener#ringFull}).
      */
     public long fullRings() {
         return underLock(() -> fullRings);
@@ -533,7 +539,13 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         U64.setRelease(page, PAGE_DATA_TAIL, tail); // the kernel may reuse the space only now
         if (full) {
             fullRings++;
-            if (!cpuWide) listener.ringFull(i, System.nanoTime());
+            // Stamped once the space is handed back: every record written since comes after it.
+            long now = System.nanoTime();
+            if (cpuWide) {
+                merge.ringFull(i, now);
+            } else {
+                listener.ringFull(i, now);
+            }
         }
         return delivered;
     }

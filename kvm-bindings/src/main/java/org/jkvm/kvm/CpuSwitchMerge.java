@@ -8,11 +8,13 @@ import java.util.Arrays;
  * would see a thread that left one CPU come back on another before it left. Records are held here
  * per CPU and handed on oldest first, only up to a cut-off every ring has certainly reached (a
  * record is written at the switch it stamps, so none older than the moment the rings were read,
- * less a margin, can still arrive). Lost-record notices go in the same order.
+ * less a margin, can still arrive). Lost-record notices and full rings go in the same order.
  */
 final class CpuSwitchMerge {
     /** Marks a queued lost-record notice (no task has this tid); its next-task slot holds the count. */
     private static final int LOST = Integer.MIN_VALUE;
+    /** Marks a ring found full (no task has this tid either). */
+    private static final int RING_FULL = Integer.MIN_VALUE + 1;
 
     private final Queue[] queues;
 
@@ -69,6 +71,10 @@ final class CpuSwitchMerge {
         queues[cpuIndex].add(LOST, (int) Math.min(count, Integer.MAX_VALUE), false, when);
     }
 
+    void ringFull(int cpuIndex, long when) {
+        queues[cpuIndex].add(RING_FULL, 0, false, when);
+    }
+
     /**
      * Hands on every held record stamped at or before {@code cutoff} (all of them with
      * {@link Long#MAX_VALUE}), oldest first across the CPUs; returns how many switches.
@@ -92,6 +98,8 @@ final class CpuSwitchMerge {
             q.size--;
             if (q.tid[h] == LOST) {
                 listener.lost(pick, q.next[h], q.time[h]);
+            } else if (q.tid[h] == RING_FULL) {
+                listener.ringFull(pick, q.time[h]);
             } else {
                 listener.switchedOut(pick, q.tid[h], q.next[h], q.preempted[h], q.time[h]);
                 delivered++;

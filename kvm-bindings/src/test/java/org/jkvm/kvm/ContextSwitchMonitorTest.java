@@ -430,8 +430,12 @@ class ContextSwitchMonitorTest {
 
     /** Opens a monitor of CPUs, or skips the test when this host does not allow CPU-wide perf events. */
     static ContextSwitchMonitor openCpusOrSkip(int... cpus) {
+        return openCpusOrSkip(RING_PAGES_LOG2, cpus);
+    }
+
+    private static ContextSwitchMonitor openCpusOrSkip(int pagesLog2, int[] cpus) {
         try {
-            return ContextSwitchMonitor.openCpus(RING_PAGES_LOG2, cpus);
+            return ContextSwitchMonitor.openCpus(pagesLog2, cpus);
         } catch (KvmException e) {
             boolean refused = e.operation().equals("perf_event_open")
                     && (e.errno() == Libc.EPERM || e.errno() == Libc.EACCES || e.errno() == Libc.ENOSYS);
@@ -470,6 +474,53 @@ class ContextSwitchMonitorTest {
         assertTrue(ordered[0], "records of one CPU come in time order");
         assertTrue(byOther[0] >= 3 && byOther[1] >= 3, "each spinner preempted by the other only "
                 + byOther[0] + " and " + byOther[1] + " times in 400 ms, of " + seen[0] + " switches on CPU " + cpu);
+    }
+
+    @Test
+    void aCpuRingFoundFullIsToldInTimeOrderAfterItsRecords() throws Exception {
+        BitSet cpu = monitoredCpu();
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch ready = new CountDownLatch(1);
+        List<String> told = new ArrayList<>();
+        long[] lastSwitch = {Long.MIN_VALUE};
+        ContextSwitchMonitor.CpuSwitchListener listener = new ContextSwitchMonitor.CpuSwitchListener() {
+            @Override
+            public void switchedOut(int cpuIndex, int tid, int nextTid, boolean preempted, long when) {
+                lastSwitch[0] = when;
+            }
+
+            @Override
+            public void lost(int cpuIndex, long count, long when) {
+                told.add("lost " + count);
+            }
+
+            @Override
+            public void ringFull(int cpuIndex, long when) {
+                told.add(when >= lastSwitch[0] ? "full, after its records" : "full, before a record stamped later");
+            }
+        };
+        // One data page: about 130 CPU-wide switch records, filled in a few milliseconds of 20 us parks.
+        try (ContextSwitchMonitor m = openCpusOrSkip(0, new int[] {cpu.nextSetBit(0)})) {
+            Thread parker = Thread.ofPlatform().name("cpu-parker").start(() -> {
+                HostCpus.pinCurrentThread(cpu);
+                ready.countDown();
+                while (!stop.get()) LockSupport.parkNanos(20_000);
+            });
+            try {
+                pollingAwayFrom(cpu, () -> {
+                    ready.await();
+                    Thread.sleep(150);
+                    int delivered = m.flushCpus(listener);
+                    assertTrue(delivered > 20, delivered + " switches delivered from a one-page ring");
+                });
+            } finally {
+                stop.set(true);
+                parker.join();
+            }
+            assertEquals(1, m.fullRings(), "the unread ring was not found full after 150 ms of parking");
+            assertEquals(List.of("full, after its records"), told,
+                    "the full ring is told once, in time order after the records read, and no notice yet says how many went");
+        }
     }
 
     /**

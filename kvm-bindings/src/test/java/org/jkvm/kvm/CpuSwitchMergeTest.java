@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Tag("unit")
 class CpuSwitchMergeTest {
 
-    /** What a listener saw, as "cpu:tid@time" or "cpu:lost N@time". */
+    /** What a listener saw, as "cpu:tid@time", "cpu:lost N@time" or "cpu:full@time". */
     private static final class Seen implements ContextSwitchMonitor.CpuSwitchListener {
         final List<String> seen = new ArrayList<>();
 
@@ -25,6 +25,11 @@ class CpuSwitchMergeTest {
         public void lost(int cpuIndex, long count, long when) {
             seen.add(cpuIndex + ":lost " + count + "@" + when);
         }
+
+        @Override
+        public void ringFull(int cpuIndex, long when) {
+            seen.add(cpuIndex + ":full@" + when);
+        }
     }
 
     @Test
@@ -34,11 +39,13 @@ class CpuSwitchMergeTest {
         m.switchedOut(1, 9, 0, false, 30);
         m.switchedOut(0, 9, 5, true, 10);    // CPU 0, read after: thread 9 was preempted there at 10
         m.lost(0, 17, 20);
+        m.ringFull(0, 28);                   // and found full when read, at 28
         m.switchedOut(0, 5, 0, false, 40);
         Seen s = new Seen();
 
         assertEquals(3, m.deliver(30, s), "the switches up to the cut-off");
-        assertEquals(List.of("0:9@10", "0:lost 17@20", "1:7@25", "1:9@30"), s.seen, "a loss keeps its count and its place");
+        assertEquals(List.of("0:9@10", "0:lost 17@20", "1:7@25", "0:full@28", "1:9@30"), s.seen,
+                "a loss keeps its count and its place, and so does a full ring");
         assertEquals(0, m.deliver(35, s), "the one at 40 is held back");
         assertEquals(1, m.deliver(Long.MAX_VALUE, s));
         assertEquals("0:5@40", s.seen.getLast());

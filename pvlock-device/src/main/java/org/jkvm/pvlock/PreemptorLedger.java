@@ -19,7 +19,7 @@ import org.jkvm.kvm.ContextSwitchMonitor;
  * charged twice: the sum is the vCPUs' waiting time, not the CPU's.
  *
  * <p>The records come in time order across the CPUs ({@link ContextSwitchMonitor#pollCpus}). Where
- * a CPU's ring overflowed, what ran there is unknown until its next switch: the waits on that CPU
+ * a CPU's ring overflowed (or was found full), what ran there is unknown until its next switch: the waits on that CPU
  * end uncharged there, and whoever runs is charged only from that switch on (the tally is short,
  * never long). A task is named when first charged, while it most likely still exists; whether it
  * is one of this VM's vCPU threads is decided at the tally, as a vCPU thread may run before it is
@@ -37,6 +37,8 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     private final long[] waited;
     /** Records the kernel dropped, as their notices came in time order. */
     private long lostRecords;
+    /** Rings found full, in the same order. */
+    private long ringsFull;
     private final Map<Integer, Integer> vcpuOfTid = new HashMap<>();
     private final Map<Integer, Charge> charges = new LinkedHashMap<>();
     private final IntFunction<Preemptors.Who> who;
@@ -106,6 +108,18 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     @Override
     public synchronized void lost(int cpuIndex, long count, long when) {
         lostRecords += count;
+        unknown(cpuIndex);
+    }
+
+    /** The ring of CPU {@code cpuIndex} was found full: records before may be missing, so as for {@link #lost}. */
+    @Override
+    public synchronized void ringFull(int cpuIndex, long when) {
+        ringsFull++;
+        unknown(cpuIndex);
+    }
+
+    /** What runs on the monitor's CPU {@code cpuIndex}, and who waits there, is unknown until its next switch. */
+    private void unknown(int cpuIndex) {
         int cpu = cpuOf[cpuIndex];
         for (int v = 0; v < waitCpu.length; v++) {
             if (waitCpu[v] == cpu) leave(v);
@@ -149,16 +163,16 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
      * The ledger's counts at one moment: what each task had been charged, and the preemptions
      * and waits so far. Two marks give a window's tally ({@link #between}), e.g. a workload's.
      */
-    record Mark(Map<Integer, long[]> byTid, long preemptions, long waited, long lost) {
+    record Mark(Map<Integer, long[]> byTid, long preemptions, long waited, long lost, long ringsFull) {
         /** Before anything was counted. */
-        static final Mark ZERO = new Mark(Map.of(), 0, 0, 0);
+        static final Mark ZERO = new Mark(Map.of(), 0, 0, 0, 0);
     }
 
     /** The counts so far. */
     synchronized Mark mark() {
         Map<Integer, long[]> byTid = new HashMap<>();
         charges.forEach((tid, c) -> byTid.put(tid, new long[] {c.nanos, c.took}));
-        return new Mark(byTid, Arrays.stream(preemptions).sum(), Arrays.stream(waited).sum(), lostRecords);
+        return new Mark(byTid, Arrays.stream(preemptions).sum(), Arrays.stream(waited).sum(), lostRecords, ringsFull);
     }
 
     /** The tally so far, with the monitor's own count of the records the kernel dropped ({@code lostRecords}). */
@@ -169,8 +183,8 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     /**
      * What was counted from {@code from} to {@code to}, the tasks of one name and kind taken
      * together (a workload's many short processes, a pool's threads), largest charge first; a
-     * task counts among a row's tasks where it was charged in between. Its lost records are
-     * those whose notices came between the two marks.
+     * task counts among a row's tasks where it was charged in between. Its lost records and full
+     * rings are those told between the two marks.
      */
     synchronized Preemptors between(Mark from, Mark to) {
         return between(from, to, to.lost() - from.lost());
@@ -197,6 +211,7 @@ final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
                 .thenComparing(Comparator.comparingLong(Preemptors.Row::took).reversed()));
         BitSet cpus = new BitSet();
         for (int c : cpuOf) cpus.set(c);
-        return new Preemptors(cpus, to.preemptions() - from.preemptions(), to.waited() - from.waited(), rows, lostRecords);
+        return new Preemptors(cpus, to.preemptions() - from.preemptions(), to.waited() - from.waited(), rows, lostRecords,
+                to.ringsFull() - from.ringsFull());
     }
 }

@@ -11,8 +11,10 @@ import java.util.List;
  * @param waitedNanos the vCPUs' time waiting preempted that was charged to a task (summed over vCPUs)
  * @param rows        who ran meanwhile, largest charge first
  * @param lostRecords switch records the kernel dropped (rings full): the tally is short by those
+ * @param ringsFull   how many times a CPU's ring was found full: the tally may be short by records
+ *                    dropped then that no later notice counted (at the end of the run)
  */
-public record Preemptors(BitSet cpus, long preemptions, long waitedNanos, List<Row> rows, long lostRecords) {
+public record Preemptors(BitSet cpus, long preemptions, long waitedNanos, List<Row> rows, long lostRecords, long ringsFull) {
 
     public Preemptors {
         cpus = (BitSet) cpus.clone();

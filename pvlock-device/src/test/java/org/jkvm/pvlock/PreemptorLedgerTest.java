@@ -121,6 +121,23 @@ class PreemptorLedgerTest {
     }
 
     @Test
+    void aRingFoundFullEndsTheWaitsOnItsCpuUnchargedAndIsCounted() {
+        PreemptorLedger l = ledger(3);
+        l.switchedOut(0, 0, 101, false, 0);          // CPU 3: vCPU 0 comes in
+        l.switchedOut(0, 101, 301, true, 10 * MS);   // preempted by the hog
+        PreemptorLedger.Mark start = l.mark();
+        l.ringFull(0, 14 * MS);                      // read full at 14 ms: what followed 10 ms may be gone
+        PreemptorLedger.Mark end = l.mark();
+        l.switchedOut(0, 301, 201, true, 40 * MS);   // the hog, running across it, is not charged
+        Preemptors p = l.tally(0);
+
+        assertEquals(0, p.waitedNanos(), "nothing of the wait across the full ring, rather than 30 ms");
+        assertEquals(List.of(0L, 1L), List.of(p.lostRecords(), p.ringsFull()), "no notice yet, one full ring");
+        assertEquals(1, l.between(start, end).ringsFull(), "the window holds it");
+        assertEquals(0, l.between(PreemptorLedger.Mark.ZERO, start).ringsFull());
+    }
+
+    @Test
     void taskZeroIsNamedAsTheLedgerWasToldInAContainerNotSimplyIdle() {
         PreemptorLedger l = new PreemptorLedger(2, new int[] {0}, tid -> Preemptors.Who.OTHER_VMS_VCPUS,
                 Preemptors.Who.IDLE_OR_OUTSIDE);
