@@ -19,11 +19,11 @@ import org.jkvm.kvm.ContextSwitchMonitor;
  * charged twice: the sum is the vCPUs' waiting time, not the CPU's.
  *
  * <p>The records come in time order across the CPUs ({@link ContextSwitchMonitor#pollCpus}). Where
- * a CPU's ring overflowed (or was found full), what ran there is unknown until its next switch: the waits on that CPU
- * end uncharged there, and whoever runs is charged only from that switch on (the tally is short,
- * never long). A task is named when first charged, while it most likely still exists; whether it
- * is one of this VM's vCPU threads is decided at the tally, as a vCPU thread may run before it is
- * registered. Used from one thread (the watch's poller); {@link #vcpuThread} from any.
+ * a CPU's ring overflowed or was found full, what ran there is unknown until its next switch: the
+ * waits on that CPU end uncharged there, and whoever runs is charged only from that switch on (the
+ * tally is short, never long). A task is named when first charged, while it most likely still
+ * exists; whether it is one of this VM's vCPU threads is decided at the tally, as a vCPU thread may
+ * run before it is registered. Used from one thread (the watch's poller); {@link #vcpuThread} from any.
  */
 final class PreemptorLedger implements ContextSwitchMonitor.CpuSwitchListener {
     private static final long NONE = Long.MIN_VALUE;
