@@ -508,7 +508,7 @@ class ContextSwitchMonitorTest {
             });
             try {
                 pollingAwayFrom(cpu, () -> {
-                    ready.await();
+                    assertTrue(ready.await(10, TimeUnit.SECONDS), "the parker did not start on CPU " + cpu);
                     Thread.sleep(150);
                     int delivered = m.flushCpus(listener);
                     assertTrue(delivered > 20, delivered + " switches delivered from a one-page ring");
