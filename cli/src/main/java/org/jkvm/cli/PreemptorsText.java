@@ -38,10 +38,9 @@ final class PreemptorsText {
 
     /** What the kernel dropped, or "" when it dropped nothing and no ring was found full. */
     private static String shortBy(Preemptors p) {
-        if (p.ringsFull() > 0) {
-            return " (" + p.lostRecords() + " switch records lost, rings found full " + p.ringsFull() + " times: the tally is short)";
-        }
-        return p.lostRecords() == 0 ? "" : " (" + p.lostRecords() + " switch records lost: rings full, the tally is short)";
+        if (p.lostRecords() == 0 && p.ringsFull() == 0) return "";
+        String why = p.ringsFull() > 0 ? ", rings found full " + p.ringsFull() + " times: " : ": rings full, ";
+        return " (" + p.lostRecords() + " switch records lost" + why + "the tally is short)";
     }
 
     private static void line(PrintWriter err, String kind, String who, int tasks, long nanos, long took, long total) {
