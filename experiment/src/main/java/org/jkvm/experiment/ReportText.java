@@ -162,14 +162,14 @@ public final class ReportText {
     /**
      * The userspace PV-lock tracker's switch-to-flag delays per cell, when any measured run recorded
      * them; its wake-ups too where the runs counted them (results logged before they were have none),
-     * and the switch records the kernel dropped where any run lost some.
+     * the switch records the kernel dropped where any run lost some, and the rings found full where
+     * any run found one.
      */
     private static void trackerTable(StringBuilder sb, Report report) {
         if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.tracker() == null)) return;
-        boolean wakeups = report.workloads().stream().flatMap(w -> w.cells().stream())
-                .anyMatch(c -> c.tracker() != null && !Double.isNaN(c.tracker().wakeups()));
-        boolean dropped = report.workloads().stream().flatMap(w -> w.cells().stream())
-                .anyMatch(c -> c.tracker() != null && c.tracker().dropped() > 0);
+        boolean wakeups = anyCell(report, c -> c.tracker() != null && !Double.isNaN(c.tracker().wakeups()));
+        boolean dropped = anyCell(report, c -> c.tracker() != null && c.tracker().dropped() > 0);
+        boolean full = anyCell(report, c -> c.tracker() != null && c.tracker().ringsFull() > 0);
         sb.append("\nThe userspace PV-lock tracker, in the measured runs that ran it: switches = scheduler switches of vCPU threads\n")
                 .append("it read in a run (median over the runs); delay = from a switch to jkvm's write of its preempted flag: each\n")
                 .append("run's mean (median over the runs, with a 95% bootstrap interval of that median), its 99th percentile's bound\n")
@@ -177,39 +177,66 @@ public final class ReportText {
                         : "(median) and the longest of all\n")
                 .append(dropped ? "dropped = switch records the kernel dropped, all runs together, as the tracker had not read a vCPU\n"
                         + "thread's ring in time (that vCPU read as running until its next record)\n" : "")
+                .append(full ? "rings full = times the tracker found a vCPU thread's ring full, all runs together: records may have\n"
+                        + "been dropped there, counted in dropped only where the kernel wrote to that ring again before the run ended\n" : "")
                 .append("\n");
         Table d = new Table();
         List<String> header = new ArrayList<>(List.of("Workload", "variant", "runs", "switches", "delay mean us", "95% interval",
                 "p99 <= us", "max us"));
         if (wakeups) header.add("wake-ups");
         if (dropped) header.add("dropped");
+        if (full) header.add("rings full");
         d.row(header);
         cellRows(d, report, c -> c.tracker() != null, (w, c) -> {
             TrackerDelay.Summary t = c.tracker();
             List<String> row = new ArrayList<>(List.of(String.valueOf(t.runs()), num(t.switches()), num(t.meanUs()),
                     interval(t.meanInterval()), num(t.p99BoundUs()), num(t.maxUs())));
             if (wakeups) row.add(Double.isNaN(t.wakeups()) ? "-" : num(t.wakeups()));
-            if (dropped) row.add(t.dropped() < 0 ? "-" : String.valueOf(t.dropped()));
+            if (dropped) row.add(count(t.dropped()));
+            if (full) row.add(count(t.ringsFull()));
             return row;
         });
         d.render(sb, 2);
     }
 
-    /** Who the vCPUs waited behind per cell, when any measured run recorded it ("preemptors": "on"). */
+    /**
+     * Who the vCPUs waited behind per cell, when any measured run recorded it ("preemptors": "on"), with
+     * the records the kernel dropped and the rings found full where any run had either.
+     */
     private static void waitedTable(StringBuilder sb, Report report) {
         if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.waited() == null)) return;
+        boolean gaps = anyCell(report, c -> c.waited() != null && (c.waited().lost() > 0 || c.waited().ringsFull() > 0));
         sb.append("\nWho the vCPUs waited behind, in the measured runs that told it: preemptions of vCPU threads in a run,\n")
                 .append("the time they waited preempted (ms, summed over vCPUs; with a 95% bootstrap interval of its median) and the\n")
                 .append("share of it each kind of task ran: the VM's vCPUs, jkvm's own threads, the rest of the host (each a median\n")
-                .append("over the runs); over: the workload's window (from the guest's ready line to its result) or the whole run\n\n");
+                .append("over the runs); over: the workload's window (from the guest's ready line to its result) or the whole run\n")
+                .append(gaps ? "lost = switch records the kernel dropped, rings full = times a CPU's ring was found full (records may\n"
+                        + "have been dropped there that no count reached), all runs together: the waits across either went uncharged,\n"
+                        + "so the cell's waits are short\n" : "")
+                .append("\n");
         Table d = new Table();
-        d.row(List.of("Workload", "variant", "runs", "preemptions", "waited ms", "95% interval", "vCPUs %", "jkvm %", "other %", "over"));
+        List<String> header = new ArrayList<>(List.of("Workload", "variant", "runs", "preemptions", "waited ms", "95% interval",
+                "vCPUs %", "jkvm %", "other %", "over"));
+        if (gaps) header.addAll(List.of("lost", "rings full"));
+        d.row(header);
         cellRows(d, report, c -> c.waited() != null, (w, c) -> {
             WaitedBehind.Summary s = c.waited();
-            return List.of(String.valueOf(s.runs()), num(s.preemptions()), num(s.waitedMs()), interval(s.waitedInterval()),
-                    num(s.vcpusPct()), num(s.vmmPct()), num(s.otherPct()), window(s));
+            List<String> row = new ArrayList<>(List.of(String.valueOf(s.runs()), num(s.preemptions()), num(s.waitedMs()),
+                    interval(s.waitedInterval()), num(s.vcpusPct()), num(s.vmmPct()), num(s.otherPct()), window(s)));
+            if (gaps) row.addAll(List.of(count(s.lost()), count(s.ringsFull())));
+            return row;
         });
         d.render(sb, 2);
+    }
+
+    /** Whether any cell of the report is as {@code test} asks. */
+    private static boolean anyCell(Report report, Predicate<Cell> test) {
+        return report.workloads().stream().flatMap(w -> w.cells().stream()).anyMatch(test);
+    }
+
+    /** A count that runs may not have recorded ({@link RecordedCount}): "-" where none did. */
+    private static String count(long n) {
+        return n < 0 ? "-" : String.valueOf(n);
     }
 
     /** How much of the workload the guest saw its vCPUs as preempted per cell, when any measured run recorded it. */

@@ -22,8 +22,11 @@ import org.jkvm.pvlock.StalenessHistogram;
  *                   run did not record it (results logged before jkvm counted them)
  * @param dropped    switch records the kernel dropped because a tracker had not read a vCPU thread's
  *                   ring in time, or -1 where the run did not record it (results logged before jkvm counted them)
+ * @param ringsFull  how many times a tracker found a vCPU thread's ring full (the kernel may have dropped records there
+ *                   that no count reached, at the run's end), or -1 where the run did not record it
  */
-public record TrackerDelay(long switches, double meanUs, double p99BoundUs, double maxUs, long wakeups, long dropped) {
+public record TrackerDelay(long switches, double meanUs, double p99BoundUs, double maxUs, long wakeups, long dropped,
+                           long ringsFull) {
     static final String SWITCHES = "flag_delay_switches";
     static final String MEAN_US = "flag_delay_us_mean";
     static final String P99_BOUND_US = "flag_delay_us_p99_bound";
@@ -58,8 +61,9 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
         return Optional.of(new TrackerDelay(h.get(SWITCHES).longValue(), h.get(MEAN_US).doubleValue(),
                 h.get(P99_BOUND_US).doubleValue(), h.get(MAX_US).doubleValue(),
                 h.containsKey(WAKEUPS) ? h.get(WAKEUPS).longValue() : -1,
-                h.containsKey(DROPPED) ? h.get(DROPPED).longValue() : -1));
+                RecordedCount.of(h, DROPPED), RecordedCount.of(h, RINGS_FULL)));
     }
+
 
     /**
      * A cell's runs: medians over them, with a 95% bootstrap interval of the median of the runs'
@@ -73,9 +77,10 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
      * @param maxUs          the longest delay of any run (NaN where no run gave one)
      * @param wakeups        median wake-ups of the trackers per run, over the runs that counted them (NaN where none did)
      * @param dropped        switch records the kernel dropped, summed over the runs that counted them (-1 where none did)
+     * @param ringsFull      times a ring was found full, summed as {@code dropped}
      */
     public record Summary(int runs, double switches, double meanUs, MedianInterval meanInterval, double p99BoundUs,
-                          double maxUs, double wakeups, long dropped) {
+                          double maxUs, double wakeups, long dropped, long ringsFull) {
         /** The summary of {@code runs}, or null for none. */
         static Summary of(List<TrackerDelay> runs) {
             if (runs.isEmpty()) return null;
@@ -84,12 +89,8 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
                     Stats.of(means).median(), MedianInterval.ofMedian(means),
                     Stats.of(figures(runs, TrackerDelay::p99BoundUs)).median(),
                     Arrays.stream(figures(runs, TrackerDelay::maxUs)).filter(Double::isFinite).max().orElse(Double.NaN),
-                    wakeups(runs), dropped(runs));
-        }
-
-        private static long dropped(List<TrackerDelay> runs) {
-            return runs.stream().anyMatch(r -> r.dropped() >= 0)
-                    ? runs.stream().mapToLong(TrackerDelay::dropped).filter(d -> d >= 0).sum() : -1;
+                    wakeups(runs), RecordedCount.sum(runs.stream().mapToLong(TrackerDelay::dropped).toArray()),
+                    RecordedCount.sum(runs.stream().mapToLong(TrackerDelay::ringsFull).toArray()));
         }
 
         private static double wakeups(List<TrackerDelay> runs) {

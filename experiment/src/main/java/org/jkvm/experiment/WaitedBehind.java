@@ -20,23 +20,30 @@ import org.jkvm.pvlock.Preemptors;
  * @param workload    whether the figures span the workload's window (every VM printed both its
  *                    edges, as for KVM's statistics) rather than the whole run, boot and power-off
  *                    included (results recorded before the window existed say nothing: the run)
+ * @param lost        switch records the kernel dropped as a CPU's ring was full, or -1 where the run did not record it
+ * @param ringsFull   how many times a CPU's ring was found full (records may have been dropped there that no count
+ *                    reached, at the run's end), or -1 where the run did not record it (results logged before jkvm
+ *                    counted them); either leaves the waits there uncharged, so the figures short
  */
-public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, double otherMs, boolean workload) {
+public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, double otherMs, boolean workload, long lost,
+                           long ringsFull) {
     static final String PREEMPTIONS = "preemptor_preemptions";
     static final String VCPUS_MS = "ms_waited_behind_vcpus";
     static final String VMM_MS = "ms_waited_behind_vmm";
     static final String OTHER_MS = "ms_waited_behind_other";
     static final String LOST = "preemptor_records_lost";
+    static final String RINGS_FULL = "preemptor_rings_full";
     /** 1 when the figures span the workload's window, 0 when the whole run. */
     static final String OVER_WORKLOAD = "preemptors_over_workload";
 
     /** Adds the tallies of a run's VMs to its host figures, each over its workload's window if {@code workload}. */
     static void put(Map<String, Number> host, List<Preemptors> vms, boolean workload) {
-        long preemptions = 0, lost = 0;
+        long preemptions = 0, lost = 0, ringsFull = 0;
         long[] byKind = new long[Preemptors.Kind.values().length];
         for (Preemptors p : vms) {
             preemptions += p.preemptions();
             lost += p.lostRecords();
+            ringsFull += p.ringsFull();
             for (Preemptors.Row r : p.rows()) byKind[r.who().kind().ordinal()] += r.nanos();
         }
         host.put(PREEMPTIONS, preemptions);
@@ -44,6 +51,7 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
         host.put(VMM_MS, byKind[Preemptors.Kind.VMM.ordinal()] / 1e6);
         host.put(OTHER_MS, (byKind[Preemptors.Kind.OTHER.ordinal()] + byKind[Preemptors.Kind.IDLE.ordinal()]) / 1e6);
         host.put(LOST, lost);
+        host.put(RINGS_FULL, ringsFull);
         host.put(OVER_WORKLOAD, workload ? 1 : 0);
     }
 
@@ -56,7 +64,8 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
         }
         return Optional.of(new WaitedBehind(h.get(PREEMPTIONS).longValue(), h.get(VCPUS_MS).doubleValue(),
                 h.get(VMM_MS).doubleValue(), h.get(OTHER_MS).doubleValue(),
-                h.containsKey(OVER_WORKLOAD) && h.get(OVER_WORKLOAD).intValue() == 1));
+                h.containsKey(OVER_WORKLOAD) && h.get(OVER_WORKLOAD).intValue() == 1,
+                RecordedCount.of(h, LOST), RecordedCount.of(h, RINGS_FULL)));
     }
 
     /** All the waiting charged, milliseconds. */
@@ -81,9 +90,11 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
      * @param vcpusPct    median share charged to vCPU threads, percent
      * @param vmmPct      median share charged to jkvm's own threads
      * @param otherPct    median share charged to the rest of the host
+     * @param lost        switch records the kernel dropped, summed over the runs that counted them (-1 where none did)
+     * @param ringsFull   times a CPU's ring was found full, summed as {@code lost}
      */
     public record Summary(int runs, int overWorkload, double preemptions, double waitedMs, MedianInterval waitedInterval,
-                          double vcpusPct, double vmmPct, double otherPct) {
+                          double vcpusPct, double vmmPct, double otherPct, long lost, long ringsFull) {
         /** The summary of {@code runs}, or null for none. */
         static Summary of(List<WaitedBehind> runs) {
             if (runs.isEmpty()) return null;
@@ -92,7 +103,9 @@ public record WaitedBehind(long preemptions, double vcpusMs, double vmmMs, doubl
                     median(runs, WaitedBehind::preemptions), Stats.of(waits).median(),
                     MedianInterval.ofMedian(waits),
                     median(runs, w -> w.share(w.vcpusMs)), median(runs, w -> w.share(w.vmmMs)),
-                    median(runs, w -> w.share(w.otherMs)));
+                    median(runs, w -> w.share(w.otherMs)),
+                    RecordedCount.sum(runs.stream().mapToLong(WaitedBehind::lost).toArray()),
+                    RecordedCount.sum(runs.stream().mapToLong(WaitedBehind::ringsFull).toArray()));
         }
 
         private static double median(List<WaitedBehind> runs, ToDoubleFunction<WaitedBehind> figure) {

@@ -275,16 +275,59 @@ class ReportTest {
                 : r.id().startsWith("cpu/pv/") ? withDropped(withWakeups(delays(10, 100, 1000, 2000), 5), 0)
                 : Map.of("exits", 5)));
         assertEquals(42, rep.workloads().getFirst().cell("pv").tracker().dropped(), "summed over the measured runs");
-        assertEquals(List.of("Workload   variant  runs  switches  delay mean us    95% interval  p99 <= us  max us  wake-ups  dropped",
-                "hackbench  pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     5.000       42",
-                "cpu        pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     5.000        0"), trackerRows(rep));
+        assertEquals(2, rep.workloads().getFirst().cell("pv").tracker().ringsFull(), "runs 2 and 3 found a ring full once each");
+        assertEquals(List.of("Workload   variant  runs  switches  delay mean us    95% interval  p99 <= us  max us  wake-ups  dropped"
+                        + "  rings full",
+                "hackbench  pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     5.000       42           2",
+                "cpu        pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     5.000        0           0"),
+                trackerRows(rep));
         assertTrue(rep.text().contains("dropped = switch records the kernel dropped"), rep.text());
+        assertTrue(rep.text().contains("rings full = times the tracker found a vCPU thread's ring full"), rep.text());
 
         Report none = Report.of(spec, results(spec, r -> r.id().startsWith("hackbench/pv/")
                 ? withDropped(withWakeups(delays(10, 100, 1000, 2000), 5), 0) : Map.of("exits", 5)));
         assertTrue(!none.text().contains("dropped"), "no column where no run lost a record: " + none.text());
         assertEquals(-1, Report.of(spec, results(spec, r -> r.id().startsWith("hackbench/pv/") ? delays(10, 100, 1000, 2000)
                 : Map.of("exits", 5))).workloads().getFirst().cell("pv").tracker().dropped(), "an older log counted none");
+    }
+
+    @Test
+    void aRingFoundFullWithNothingDroppedGetsItsOwnColumn() {
+        ExperimentSpec spec = spec();
+        // A tracker's last read found a ring full at the run's end: no record came after to carry the kernel's count.
+        Report rep = Report.of(spec, results(spec, r -> r.id().startsWith("hackbench/pv/")
+                ? withRingsFull(withDropped(withWakeups(delays(10, 100, 1000, 2000), 5), 0), r.repetition() == 1 ? 1 : 0)
+                : r.id().startsWith("cpu/pv/") ? withWakeups(delays(10, 100, 1000, 2000), 5) : Map.of("exits", 5)));
+        assertEquals(List.of("Workload   variant  runs  switches  delay mean us    95% interval  p99 <= us  max us  wake-ups  rings full",
+                "hackbench  pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     5.000           1",
+                "cpu        pv          3     10.00          100.0  [100.0, 100.0]       1000    2000     5.000           -"),
+                trackerRows(rep), "no dropped column, as none was counted; cpu's older log counted no ring");
+    }
+
+    @Test
+    void theWaitsOfACellWhoseRingsDroppedRecordsAreToldShort() {
+        ExperimentSpec spec = spec();
+        double[][] ms = {{600, 300, 100}, {600, 0, 1400}, {1600, 200, 200}};
+        Report none = Report.of(spec, results(spec, r -> !r.id().startsWith("cpu/base/") ? Map.of("exits", 5)
+                : waited(100, 600, 300, 100, true)));
+        assertTrue(!none.text().contains("rings full"), "no column where no run lost a record or found a ring full");
+
+        // cpu's base runs 1 and 3 lost 7 and 0 records, found a ring full 1 and 2 times; run 2 is an older log; pv counted none
+        long[][] gaps = {{7, 1}, {-1, -1}, {0, 2}};
+        Report rep = Report.of(spec, results(spec, r -> r.warmup() ? Map.of("exits", 5)
+                : r.id().startsWith("cpu/base/") ? withGaps(waited(100, ms[r.repetition() - 1][0], ms[r.repetition() - 1][1],
+                        ms[r.repetition() - 1][2], true), gaps[r.repetition() - 1][0], gaps[r.repetition() - 1][1])
+                : r.id().startsWith("cpu/pv/") ? withGaps(waited(100, 600, 300, 100, true), 0, 0)
+                : Map.of("exits", 5)));
+        WaitedBehind.Summary base = rep.workloads().get(1).cell("base").waited();
+        assertEquals(List.of(7L, 3L), List.of(base.lost(), base.ringsFull()), "summed over the runs that counted them");
+        String[] lines = rep.text().split("\n");
+        assertEquals("Workload  variant  runs  preemptions  waited ms  95% interval  vCPUs %  jkvm %  other %      over  lost  rings full",
+                find(lines, "Workload  variant  runs  pre"));
+        assertEquals("cpu       base        3        100.0       2000  [1000, 2000]    60.00   10.00    10.00  workload     7           3",
+                find(lines, "cpu       base"));
+        assertTrue(find(lines, "          pv   ").endsWith("workload     0           0"), find(lines, "          pv   "));
+        assertTrue(rep.text().contains("so the cell's waits are short"), rep.text());
     }
 
     @Test
@@ -419,6 +462,21 @@ class ReportTest {
         String[] lines = rep.text().split("\n");
         return List.of(find(lines, "Workload   variant  runs"), find(lines, "hackbench  pv          3"),
                 find(lines, "cpu        pv          3"));
+    }
+
+    /** {@code host} with the preemptor tally's dropped records and full rings, or without either key where negative. */
+    private static Map<String, Number> withGaps(Map<String, Number> host, long lost, long ringsFull) {
+        Map<String, Number> m = new HashMap<>(host);
+        m.remove(WaitedBehind.LOST);
+        if (lost >= 0) m.put(WaitedBehind.LOST, lost);
+        if (ringsFull >= 0) m.put(WaitedBehind.RINGS_FULL, ringsFull);
+        return m;
+    }
+
+    private static Map<String, Number> withRingsFull(Map<String, Number> host, long ringsFull) {
+        Map<String, Number> m = new HashMap<>(host);
+        m.put(TrackerDelay.RINGS_FULL, ringsFull);
+        return m;
     }
 
     private static Map<String, Number> withDropped(Map<String, Number> host, long dropped) {
