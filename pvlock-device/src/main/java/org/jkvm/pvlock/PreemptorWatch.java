@@ -38,8 +38,7 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
     private PreemptorWatch(int vcpus, BitSet cpus, ContextSwitchMonitor monitor, BitSet pollerCpus) {
         this.cpus = cpus;
         this.monitor = monitor;
-        this.ledger = new PreemptorLedger(vcpus, cpus.stream().toArray(), PreemptorWatch::name,
-                PidNamespace.nested() ? Preemptors.Who.IDLE_OR_OUTSIDE : Preemptors.Who.IDLE);
+        this.ledger = new PreemptorLedger(vcpus, cpus.stream().toArray(), PreemptorWatch::name, taskZero());
         this.poller = Thread.ofPlatform().name("preemptor-watch").daemon().unstarted(() -> poll(pollerCpus));
     }
 
@@ -90,11 +89,16 @@ public final class PreemptorWatch implements VmExtension, VcpuRunListener {
         }
     }
 
+    /** What the switch records' task 0 is here: the idle task, and in a nested PID namespace also every task outside it. */
+    static Preemptors.Who taskZero() {
+        return PidNamespace.nested() ? Preemptors.Who.IDLE_OR_OUTSIDE : Preemptors.Who.IDLE;
+    }
+
     /**
      * Names a task that is no vCPU thread of this VM: this process's own threads are jkvm's, its
      * {@code vcpu-N} threads those of another VM of an experiment's run.
      */
-    private static Preemptors.Who name(int tid) {
+    static Preemptors.Who name(int tid) {
         Path own = Path.of("/proc/self/task/" + tid + "/comm");
         try {
             if (Files.exists(own)) {

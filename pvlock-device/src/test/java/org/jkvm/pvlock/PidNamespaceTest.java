@@ -6,14 +6,12 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Whether a process runs in a nested PID namespace, from its {@code NSpid} line. */
+/** Whether a process runs in a nested PID namespace, from its {@code /proc/PID/ns/pid} link. */
 @Tag("unit")
 class PidNamespaceTest {
     @Test
-    void oneIdIsTheInitialNamespaceMoreAreNested() {
-        assertFalse(PidNamespace.nested("Name:\tjava\nTgid:\t4242\nNSpid:\t4242\nPPid:\t1\n"));
-        assertTrue(PidNamespace.nested("Name:\tjava\nTgid:\t7\nNSpid:\t31337\t7\nPPid:\t1\n"),
-                "a container: the host's pid, then the container's");
-        assertFalse(PidNamespace.nested(""), "no status read: the initial namespace is assumed");
+    void theInitialNamespaceHasTheKernelsFixedInodeEveryOtherIsNested() {
+        assertFalse(PidNamespace.nested("pid:[4026531836]"));
+        assertTrue(PidNamespace.nested("pid:[4026532180]"), "a Docker container's, as read inside one");
     }
 }
