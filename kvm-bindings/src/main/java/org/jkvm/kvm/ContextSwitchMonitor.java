@@ -320,6 +320,12 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         return (cpuWide ? "cpu " : "tid ") + tids[i];
     }
 
+    /** Why root is not enough in a container, and what is. */
+    private static final String IN_A_CONTAINER = "in a container root is not enough: Docker's default seccomp profile"
+            + " refuses perf_event_open (EPERM) without the capability, so give it (docker run --cap-add PERFMON, or"
+            + " --cap-add SYS_ADMIN where Docker does not know PERFMON, as Debian 12's 20.10) or lower the host's"
+            + " perf_event_paranoid";
+
     private static KvmException openFailure(int target, boolean cpuWide, int errno) {
         String args = "type=PERF_TYPE_SOFTWARE, config=PERF_COUNT_SW_DUMMY, context_switch, "
                 + (cpuWide ? "pid=-1, cpu=" + target : "pid=" + target + ", cpu=-1");
@@ -327,13 +333,12 @@ public final class ContextSwitchMonitor implements AutoCloseable {
         if (cpuWide && (errno == Libc.EACCES || errno == Libc.EPERM)) {
             hint = "the host refuses CPU-wide perf events (kernel.perf_event_paranoid=" + paranoid() + "): run as root"
                     + " (or with CAP_PERFMON), or lower /proc/sys/kernel/perf_event_paranoid to 0 or less"
-                    + " (sysctl -w kernel.perf_event_paranoid=0)";
+                    + " (sysctl -w kernel.perf_event_paranoid=0); " + IN_A_CONTAINER;
         } else if (errno == Libc.EACCES || errno == Libc.EPERM) {
             String paranoid = paranoid();
             hint = "the host refuses perf events (kernel.perf_event_paranoid=" + paranoid + "): run as root"
                     + " (or with CAP_PERFMON), or lower /proc/sys/kernel/perf_event_paranoid to 2 or less"
-                    + " (sysctl -w kernel.perf_event_paranoid=1); in a container, a seccomp profile may block"
-                    + " perf_event_open with EPERM (docker: --cap-add PERFMON, or a profile allowing it)";
+                    + " (sysctl -w kernel.perf_event_paranoid=1); " + IN_A_CONTAINER;
         } else if (errno == Libc.ENOSYS) {
             hint = "perf_event_open is missing: the kernel lacks CONFIG_PERF_EVENTS, or a container's seccomp"
                     + " profile blocks it with ENOSYS (run outside the container or allow the syscall)";

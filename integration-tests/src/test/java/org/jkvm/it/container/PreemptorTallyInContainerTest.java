@@ -69,11 +69,7 @@ class PreemptorTallyInContainerTest {
     @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aTaskOutsideTheContainersPidNamespaceIsNotTakenForTheIdleTask() throws Exception {
         ContainerTier.requireDockerAndImage();
-        String build = "build them: mvn -pl pvlock-device -am test-compile (or run this tier in the reactor: "
-                + "mvn -pl integration-tests -am -Djkvm.groups=container verify)";
-        Path testClasses = ContainerTier.hostFile("jkvm.container.pvlockDevice", build).resolve("test-classes");
-        Assumptions.assumeTrue(Files.exists(testClasses.resolve(PROBE.replace('.', '/') + ".class")),
-                () -> ContainerTier.skip("no " + PROBE + " in " + testClasses + ": " + build));
+        Path testClasses = probeClasses();
         BitSet mine = HostCpus.currentAffinity();
         Assumptions.assumeTrue(mine.cardinality() >= 2,
                 () -> ContainerTier.skip("the probe needs a CPU to measure and another to read from; this test has " + mine));
@@ -115,6 +111,34 @@ class PreemptorTallyInContainerTest {
             stop.set(true);
             spinner.join();
         }
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aContainerWithoutTheCapabilityIsToldWhatToGiveIt() throws Exception {
+        ContainerTier.requireDockerAndImage();
+        Path testClasses = probeClasses();
+        try (GenericContainer<?> c = ContainerTier.container(false)
+                .withCopyFileToContainer(MountableFile.forHostPath(testClasses), OPT + "/test-classes")) {
+            c.start();
+            ExecResult r = c.execInContainer("java", "--enable-native-access=ALL-UNNAMED",
+                    "-cp", ContainerTier.JAR_IN_CONTAINER + ":" + OPT + "/test-classes", PROBE, "0", "100");
+            String out = r.getStdout() + r.getStderr();
+            assertTrue(r.getExitCode() != 0, () -> "root in a container without the capability opened CPU-wide perf events:\n" + out);
+            assertTrue(out.contains("perf_event_open(") && out.contains("EPERM")
+                    && out.contains("in a container root is not enough") && out.contains("--cap-add PERFMON")
+                    && out.contains("--cap-add SYS_ADMIN"), out);
+        }
+    }
+
+    /** pvlock-device's test classes, which hold the probe, or skips. */
+    private static Path probeClasses() {
+        String build = "build them: mvn -pl pvlock-device -am test-compile (or run this tier in the reactor: "
+                + "mvn -pl integration-tests -am -Djkvm.groups=container verify)";
+        Path testClasses = ContainerTier.hostFile("jkvm.container.pvlockDevice", build).resolve("test-classes");
+        Assumptions.assumeTrue(Files.exists(testClasses.resolve(PROBE.replace('.', '/') + ".class")),
+                () -> ContainerTier.skip("no " + PROBE + " in " + testClasses + ": " + build));
+        return testClasses;
     }
 
     /** The probe run on the host, by this test's JDK, with the jar the containers get. */
