@@ -60,10 +60,8 @@ public record TrackerDelay(long switches, double meanUs, double p99BoundUs, doub
         }
         return Optional.of(new TrackerDelay(h.get(SWITCHES).longValue(), h.get(MEAN_US).doubleValue(),
                 h.get(P99_BOUND_US).doubleValue(), h.get(MAX_US).doubleValue(),
-                h.containsKey(WAKEUPS) ? h.get(WAKEUPS).longValue() : -1,
-                RecordedCount.of(h, DROPPED), RecordedCount.of(h, RINGS_FULL)));
+                RecordedCount.of(h, WAKEUPS), RecordedCount.of(h, DROPPED), RecordedCount.of(h, RINGS_FULL)));
     }
-
 
     /**
      * A cell's runs: medians over them, with a 95% bootstrap interval of the median of the runs'
