@@ -75,7 +75,13 @@ public final class Tap implements AutoCloseable {
             throw new IllegalArgumentException("tap name '" + name + "' is not 1.." + (IFNAMSIZ - 1) + " characters");
         }
         int fd = Libc.open(TUN, Libc.O_RDWR | Libc.O_CLOEXEC | Libc.O_NONBLOCK);
-        if (fd < 0) throw new KvmException("open", TUN, Libc.errno(), "is the tun module loaded (modprobe tun)?");
+        if (fd < 0) {
+            int errno = Libc.errno();
+            throw new KvmException("open", TUN, errno, errno == Libc.ENOENT
+                    ? "no tun device: load the tun module (modprobe tun); in a container, pass it in"
+                      + " (docker run --device /dev/net/tun --cap-add NET_ADMIN)"
+                    : null);
+        }
         FrameFd frames = new FrameFd(fd, "tap " + name);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ifr = a.allocate(IFREQ_BYTES, 8);
@@ -83,7 +89,8 @@ public final class Tap implements AutoCloseable {
             ifr.set(JAVA_SHORT, IFREQ_FLAGS, TAP_FLAGS);
             if (Libc.ioctl(fd, TUNSETIFF, ifr) != 0) {
                 throw new KvmException("TUNSETIFF", name + ", IFF_TAP|IFF_NO_PI|IFF_VNET_HDR", Libc.errno(),
-                        "creating a tap needs CAP_NET_ADMIN; a persistent one must belong to this user");
+                        "creating a tap needs CAP_NET_ADMIN (in a container: docker run --cap-add NET_ADMIN);"
+                        + " a persistent one must belong to this user");
             }
             String actual = ifr.asSlice(IFREQ_NAME, IFNAMSIZ).getString(0, StandardCharsets.US_ASCII);
             MemorySegment size = a.allocateFrom(JAVA_INT, VNET_HDR_BYTES);

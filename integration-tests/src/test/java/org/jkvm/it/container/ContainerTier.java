@@ -73,6 +73,19 @@ final class ContainerTier {
         return p;
     }
 
+    /**
+     * The test classes of module {@code module}'s build, whose target directory system property
+     * {@code property} names, if they hold {@code className} (a probe run in a container), or skips.
+     */
+    static Path testClassesWith(String property, String module, String className) {
+        String build = "build them: mvn -pl " + module + " -am test-compile (or run this tier in the reactor: "
+                + "mvn -pl integration-tests -am -Djkvm.groups=container verify)";
+        Path testClasses = hostFile(property, build).resolve("test-classes");
+        Assumptions.assumeTrue(Files.exists(testClasses.resolve(className.replace('.', '/') + ".class")),
+                () -> skip("no " + className + " in " + testClasses + ": " + build));
+        return testClasses;
+    }
+
     /** The built jkvm jar, or skips. */
     static Path jkvmJar() {
         return hostFile("jkvm.container.jar", "build it: mvn -pl cli -am package -DskipTests");

@@ -2,7 +2,6 @@ package org.jkvm.it.container;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -69,7 +68,7 @@ class PreemptorTallyInContainerTest {
     @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aTaskOutsideTheContainersPidNamespaceIsNotTakenForTheIdleTask() throws Exception {
         ContainerTier.requireDockerAndImage();
-        Path testClasses = probeClasses();
+        Path testClasses = ContainerTier.testClassesWith("jkvm.container.pvlockDevice", "pvlock-device", PROBE);
         BitSet mine = HostCpus.currentAffinity();
         Assumptions.assumeTrue(mine.cardinality() >= 2,
                 () -> ContainerTier.skip("the probe needs a CPU to measure and another to read from; this test has " + mine));
@@ -117,7 +116,7 @@ class PreemptorTallyInContainerTest {
     @Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aContainerWithoutTheCapabilityIsToldWhatToGiveIt() throws Exception {
         ContainerTier.requireDockerAndImage();
-        Path testClasses = probeClasses();
+        Path testClasses = ContainerTier.testClassesWith("jkvm.container.pvlockDevice", "pvlock-device", PROBE);
         try (GenericContainer<?> c = ContainerTier.container(false)
                 .withCopyFileToContainer(MountableFile.forHostPath(testClasses), OPT + "/test-classes")) {
             c.start();
@@ -129,16 +128,6 @@ class PreemptorTallyInContainerTest {
                     && out.contains("in a container root is not enough") && out.contains("--cap-add PERFMON")
                     && out.contains("--cap-add SYS_ADMIN"), out);
         }
-    }
-
-    /** pvlock-device's test classes, which hold the probe, or skips. */
-    private static Path probeClasses() {
-        String build = "build them: mvn -pl pvlock-device -am test-compile (or run this tier in the reactor: "
-                + "mvn -pl integration-tests -am -Djkvm.groups=container verify)";
-        Path testClasses = ContainerTier.hostFile("jkvm.container.pvlockDevice", build).resolve("test-classes");
-        Assumptions.assumeTrue(Files.exists(testClasses.resolve(PROBE.replace('.', '/') + ".class")),
-                () -> ContainerTier.skip("no " + PROBE + " in " + testClasses + ": " + build));
-        return testClasses;
     }
 
     /** The probe run on the host, by this test's JDK, with the jar the containers get. */
