@@ -180,6 +180,12 @@ public final class ContextSwitchMonitor implements AutoCloseable {
      */
     private static final long ROOM_AFTER_A_DROP = (LOST_COUNT + 8 + SAMPLE_ID_BYTES) + (HDR_BYTES + SAMPLE_ID_BYTES);
 
+    /** Why root is not enough in a container, and what is. */
+    private static final String IN_A_CONTAINER = "in a container root is not enough: Docker's default seccomp profile"
+            + " refuses perf_event_open (EPERM) without the capability, so give it (docker run --cap-add PERFMON, or"
+            + " --cap-add SYS_ADMIN where Docker does not know PERFMON, as Debian 12's 20.10) or lower the host's"
+            + " perf_event_paranoid";
+
     /** Acquire/release access to the ring's head and tail words (shared with the kernel). */
     private static final VarHandle U64 = JAVA_LONG.varHandle();
 
@@ -319,12 +325,6 @@ public final class ContextSwitchMonitor implements AutoCloseable {
     private String target(int i) {
         return (cpuWide ? "cpu " : "tid ") + tids[i];
     }
-
-    /** Why root is not enough in a container, and what is. */
-    private static final String IN_A_CONTAINER = "in a container root is not enough: Docker's default seccomp profile"
-            + " refuses perf_event_open (EPERM) without the capability, so give it (docker run --cap-add PERFMON, or"
-            + " --cap-add SYS_ADMIN where Docker does not know PERFMON, as Debian 12's 20.10) or lower the host's"
-            + " perf_event_paranoid";
 
     private static KvmException openFailure(int target, boolean cpuWide, int errno) {
         String args = "type=PERF_TYPE_SOFTWARE, config=PERF_COUNT_SW_DUMMY, context_switch, "
