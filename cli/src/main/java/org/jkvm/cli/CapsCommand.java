@@ -10,6 +10,7 @@ import org.jkvm.experiment.Json;
 import org.jkvm.kvm.Kvm;
 import org.jkvm.pvlock.PvLockMode;
 import org.jkvm.pvlock.PvLockSupport;
+import org.jkvm.pvlock.SwitchRecordSupport;
 import org.jkvm.vmm.host.HostCapabilities;
 import org.jkvm.vmm.host.HostProbe;
 
@@ -30,8 +31,9 @@ final class CapsCommand implements Callable<Integer> {
     static CommandSpec spec() {
         CapsCommand c = new CapsCommand();
         c.spec = HelpOptions.command(c, "Shows what this host's KVM offers that jkvm uses: API version, vCPU and"
-                + " memslot limits, steal time, irqfd/ioeventfd, and on arm64 the IPA size, the SMCCC filter and"
-                + " whether vCPUs accept the PV-time and PV-lock attributes.");
+                + " memslot limits, steal time, irqfd/ioeventfd, whether jkvm may read the kernel's context-switch"
+                + " records (per thread for PV-lock tracking, CPU-wide for --preemptors), and on arm64 the IPA size,"
+                + " the SMCCC filter and whether vCPUs accept the PV-time and PV-lock attributes.");
         c.spec.addOption(OptionBinding.flag("--json", () -> c.json, v -> c.json = v)
                 .description("Print JSON instead of a table.").build());
         c.spec.addOption(OptionBinding.option("--device", "PATH", Path.class, () -> c.device, v -> c.device = v)
@@ -45,14 +47,15 @@ final class CapsCommand implements Callable<Integer> {
         try (Kvm kvm = Kvm.open(device)) {
             caps = HostProbe.probe(kvm);
         }
+        SwitchRecordSupport records = SwitchRecordSupport.probe();
         PrintWriter out = spec.commandLine().getOut();
-        if (json) out.println(Json.pretty(toMap(caps)));
-        else printTable(out, caps);
+        if (json) out.println(Json.pretty(toMap(caps, records)));
+        else printTable(out, caps, records);
         out.flush();
         return ExitCode.OK;
     }
 
-    private Map<String, Object> toMap(HostCapabilities c) {
+    private Map<String, Object> toMap(HostCapabilities c, SwitchRecordSupport records) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("device", device.toString());
         m.put("arch", c.arch().name().toLowerCase(java.util.Locale.ROOT));
@@ -67,6 +70,12 @@ final class CapsCommand implements Callable<Integer> {
         m.put("ioeventfd", c.ioeventfd());
         m.put("immediate_exit", c.immediateExit());
         m.put("steal_time", c.stealTime());
+        Map<String, Object> switches = new LinkedHashMap<>();
+        switches.put("per_thread", records.perThread().available());
+        switches.put("per_thread_refusal", records.perThread().refusal());
+        switches.put("cpu_wide", records.cpuWide().available());
+        switches.put("cpu_wide_refusal", records.cpuWide().refusal());
+        m.put("switch_records", switches);
         if (c.arm64() != null) {
             HostCapabilities.Arm64 a = c.arm64();
             Map<String, Object> arm = new LinkedHashMap<>();
@@ -86,7 +95,7 @@ final class CapsCommand implements Callable<Integer> {
         return m;
     }
 
-    private void printTable(PrintWriter out, HostCapabilities c) {
+    private void printTable(PrintWriter out, HostCapabilities c, SwitchRecordSupport records) {
         out.printf("%s on %s, Linux %s%n", device, c.arch().name().toLowerCase(java.util.Locale.ROOT), c.kernelRelease());
         row(out, "KVM", c.flavour() + ", API " + c.apiVersion());
         row(out, "vCPUs per VM", "max " + c.maxVcpus() + " (recommended " + c.recommendedVcpus()
@@ -96,6 +105,8 @@ final class CapsCommand implements Callable<Integer> {
         row(out, "ioeventfd", yesNo(c.ioeventfd()));
         row(out, "immediate exit", yesNo(c.immediateExit()));
         row(out, "steal time", yesNo(c.stealTime()));
+        row(out, "switch records", availability(records.perThread(), "userspace PV-lock tracking"));
+        row(out, "CPU-wide records", availability(records.cpuWide(), "--preemptors"));
         HostCapabilities.Arm64 a = c.arm64();
         if (a != null) {
             row(out, "IPA size", "up to " + a.ipaLimitBits() + " bits");
@@ -122,6 +133,10 @@ final class CapsCommand implements Callable<Integer> {
 
     private static void row(PrintWriter out, String name, String value) {
         out.printf("  %-16s %s%n", name, value);
+    }
+
+    private static String availability(SwitchRecordSupport.Availability a, String whatFor) {
+        return a.available() ? "yes (" + whatFor + ")" : "no, so no " + whatFor + ": " + a.refusal();
     }
 
     private static String yesNo(boolean b) {

@@ -16,6 +16,7 @@ import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code jkvm caps} inside a container: with the host's /dev/kvm passed in, and without. */
@@ -46,6 +47,16 @@ class JkvmCapsInContainerTest {
                     () -> "max_vcpus in the container vs on the host:\n" + json + "\nhost:\n" + host);
             assertEquals(stringField(host, "kvm"), stringField(json, "kvm"));
             assertEquals(stringField(host, "arch"), stringField(json, "arch"));
+
+            // Docker's default seccomp profile refuses perf_event_open to a container without the capability.
+            assertFalse(boolField(json, "per_thread"), json);
+            assertFalse(boolField(json, "cpu_wide"), json);
+            assertTrue(stringField(json, "per_thread_refusal").contains("--cap-add PERFMON"), json);
+            assertTrue(stringField(json, "cpu_wide_refusal").contains("--cap-add PERFMON"), json);
+            if ("root".equals(System.getProperty("user.name"))) {
+                assertTrue(boolField(host, "per_thread") && boolField(host, "cpu_wide"),
+                        () -> "root on the host reads both kinds of switch record:\n" + host);
+            }
         }
     }
 
@@ -82,6 +93,12 @@ class JkvmCapsInContainerTest {
         Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*(-?\\d+)").matcher(json);
         assertTrue(m.find(), () -> "no number \"" + name + "\" in:\n" + json);
         return Long.parseLong(m.group(1));
+    }
+
+    private static boolean boolField(String json, String name) {
+        Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*(true|false)").matcher(json);
+        assertTrue(m.find(), () -> "no boolean \"" + name + "\" in:\n" + json);
+        return Boolean.parseBoolean(m.group(1));
     }
 
     private static String stringField(String json, String name) {
