@@ -143,7 +143,7 @@ public final class ReportText {
 
     /** The guests' own counters per cell, when any measured run has them. */
     private static void guestTable(StringBuilder sb, Report report) {
-        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.guest() == null)) return;
+        if (!anyCell(report, c -> c.guest() != null)) return;
         sb.append("\nThe guests' own counters over their workload (").append(GuestCounters.MARKER)
                 .append(" start to end), mean of the measured runs: steal = share of the guest's CPU time stolen;\n")
                 .append("run delay = time runnable tasks waited on the guest's run queues, all CPUs, per second and per op;\n")
@@ -166,7 +166,7 @@ public final class ReportText {
      * any run found one.
      */
     private static void trackerTable(StringBuilder sb, Report report) {
-        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.tracker() == null)) return;
+        if (!anyCell(report, c -> c.tracker() != null)) return;
         boolean wakeups = anyCell(report, c -> c.tracker() != null && !Double.isNaN(c.tracker().wakeups()));
         boolean dropped = anyCell(report, c -> c.tracker() != null && c.tracker().dropped() > 0);
         boolean full = anyCell(report, c -> c.tracker() != null && c.tracker().ringsFull() > 0);
@@ -204,7 +204,7 @@ public final class ReportText {
      * the records the kernel dropped and the rings found full where any run had either.
      */
     private static void waitedTable(StringBuilder sb, Report report) {
-        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.waited() == null)) return;
+        if (!anyCell(report, c -> c.waited() != null)) return;
         boolean gaps = anyCell(report, c -> c.waited() != null && (c.waited().lost() > 0 || c.waited().ringsFull() > 0));
         sb.append("\nWho the vCPUs waited behind, in the measured runs that told it: preemptions of vCPU threads in a run,\n")
                 .append("the time they waited preempted (ms, summed over vCPUs; with a 95% bootstrap interval of its median) and the\n")
@@ -241,7 +241,7 @@ public final class ReportText {
 
     /** How much of the workload the guest saw its vCPUs as preempted per cell, when any measured run recorded it. */
     private static void flaggedTable(StringBuilder sb, Report report) {
-        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.flagged() == null)) return;
+        if (!anyCell(report, c -> c.flagged() != null)) return;
         sb.append("\nHow much of the workload the guest saw its vCPUs as preempted: the vCPUs' mean share of the workload's window\n")
                 .append("with preempted set (userspace: of the time, from jkvm's writes; kernel: of the sampler's reads of the host\n")
                 .append("kernel's flag), the median over the runs with a 95% bootstrap interval of it\n\n");
@@ -256,7 +256,7 @@ public final class ReportText {
 
     /** Where the workload's window went per cell, when any measured run recorded its times. */
     private static void accountTable(StringBuilder sb, Report report) {
-        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.account() == null)) return;
+        if (!anyCell(report, c -> c.account() != null)) return;
         sb.append("\nWhere the workload's window went: of the time of the CPUs the vCPUs are pinned to (CPUs x window), the\n")
                 .append("share idle and the share running vCPU threads; of the vCPUs' time (vCPUs x window), the share their threads\n")
                 .append("ran, waited runnable for a CPU, and KVM held them halted (the guest idle or asleep: KVM counts a halt until\n")
@@ -278,7 +278,7 @@ public final class ReportText {
 
     /** How fast the host ran over each cell's runs, when any cell has enough runs with a ready time. */
     private static void driftTable(StringBuilder sb, Report report) {
-        if (report.workloads().stream().flatMap(w -> w.cells().stream()).allMatch(c -> c.drift() == null)) return;
+        if (!anyCell(report, c -> c.drift() != null)) return;
         sb.append("\nThe host's speed over the runs: each run's time from its start to its guests' ready line (the same set-up and\n")
                 .append("boot in every run of a cell, so the host is what moves it), its median over the first and the last half of\n")
                 .append("the cell's runs in the order they ran and their ratio (above 1: the host slowed), and Spearman's rank\n")

@@ -16,11 +16,13 @@ import org.jkvm.kvm.KvmException;
  * @param cpuWide   every switch on a CPU, whoever runs
  */
 public record SwitchRecordSupport(Availability perThread, Availability cpuWide) {
-    /**
-     * @param available whether the events opened
-     * @param refusal   the error that refused them, with what to do (null where they opened)
-     */
-    public record Availability(boolean available, String refusal) {}
+    /** @param refusal the error that refused the events, with what to do; null where they opened */
+    public record Availability(String refusal) {
+        /** Whether the events opened. */
+        public boolean available() {
+            return refusal == null;
+        }
+    }
 
     /** Opens each kind once, on this thread and on the first CPU it may run on, and closes it again. */
     public static SwitchRecordSupport probe() {
@@ -32,9 +34,9 @@ public record SwitchRecordSupport(Availability perThread, Availability cpuWide) 
 
     private static Availability tryOpen(Supplier<ContextSwitchMonitor> open) {
         try (ContextSwitchMonitor m = open.get()) {
-            return new Availability(true, null);
+            return new Availability(null);
         } catch (KvmException e) {
-            return new Availability(false, e.getMessage());
+            return new Availability(e.getMessage());
         }
     }
 }

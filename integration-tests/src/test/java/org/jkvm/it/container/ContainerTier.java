@@ -1,8 +1,10 @@
 package org.jkvm.it.container;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +16,7 @@ import com.github.dockerjava.api.model.Device;
 import com.github.dockerjava.api.model.Volume;
 import org.junit.jupiter.api.Assumptions;
 import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
 import org.testcontainers.utility.MountableFile;
@@ -84,6 +87,22 @@ final class ContainerTier {
         Assumptions.assumeTrue(Files.exists(testClasses.resolve(className.replace('.', '/') + ".class")),
                 () -> skip("no " + className + " in " + testClasses + ": " + build));
         return testClasses;
+    }
+
+    /** Where {@link #withProbeClasses} puts a module's test classes in a container. */
+    private static final String PROBE_CLASSES = "/opt/probe/test-classes";
+
+    /** {@code c} with {@code testClasses} (from {@link #testClassesWith}) copied in, for {@link #runProbe}. */
+    static GenericContainer<?> withProbeClasses(GenericContainer<?> c, Path testClasses) {
+        return c.withCopyFileToContainer(MountableFile.forHostPath(testClasses), PROBE_CLASSES);
+    }
+
+    /** Runs probe {@code mainClass} in the started container {@code c}, on jkvm's jar and the probe classes. */
+    static ExecResult runProbe(GenericContainer<?> c, String mainClass, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("java", "--enable-native-access=ALL-UNNAMED",
+                "-cp", JAR_IN_CONTAINER + ":" + PROBE_CLASSES, mainClass));
+        command.addAll(List.of(args));
+        return c.execInContainer(command.toArray(String[]::new));
     }
 
     /** The built jkvm jar, or skips. */

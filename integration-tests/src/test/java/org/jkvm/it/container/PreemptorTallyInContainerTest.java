@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.utility.MountableFile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,7 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag("container")
 class PreemptorTallyInContainerTest {
-    private static final String OPT = "/opt/pvlock-device";
     private static final String PROBE = "org.jkvm.pvlock.WaitBehindProbe";
     private static final String SPINNER = "outside-spinner";
     private static final long MILLIS = 3000;
@@ -81,15 +79,12 @@ class PreemptorTallyInContainerTest {
             HostCpus.pinCurrentThread(one);
             while (!stop.get()) Thread.onSpinWait();
         });
-        try (GenericContainer<?> c = ContainerTier.container(false)
-                .withCopyFileToContainer(MountableFile.forHostPath(testClasses), OPT + "/test-classes")
+        try (GenericContainer<?> c = ContainerTier.withProbeClasses(ContainerTier.container(false), testClasses)
                 // CAP_PERFMON would do, but Debian 12's Docker (20.10) refuses it as unknown.
                 .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withCapAdd(Capability.SYS_ADMIN))) {
             c.start();
             Tally host = Tally.parse(probeOnHost(testClasses, cpu));
-            ExecResult r = c.execInContainer("java", "--enable-native-access=ALL-UNNAMED",
-                    "-cp", ContainerTier.JAR_IN_CONTAINER + ":" + OPT + "/test-classes", PROBE,
-                    String.valueOf(cpu), String.valueOf(MILLIS));
+            ExecResult r = ContainerTier.runProbe(c, PROBE, String.valueOf(cpu), String.valueOf(MILLIS));
             String out = r.getStdout() + r.getStderr();
             System.out.println("the probe on the host:\n" + host.text() + "the probe in the container:\n" + out);
             assertEquals(0, r.getExitCode(), () -> "the probe in the container:\n" + out);
@@ -117,11 +112,9 @@ class PreemptorTallyInContainerTest {
     void aContainerWithoutTheCapabilityIsToldWhatToGiveIt() throws Exception {
         ContainerTier.requireDockerAndImage();
         Path testClasses = ContainerTier.testClassesWith("jkvm.container.pvlockDevice", "pvlock-device", PROBE);
-        try (GenericContainer<?> c = ContainerTier.container(false)
-                .withCopyFileToContainer(MountableFile.forHostPath(testClasses), OPT + "/test-classes")) {
+        try (GenericContainer<?> c = ContainerTier.withProbeClasses(ContainerTier.container(false), testClasses)) {
             c.start();
-            ExecResult r = c.execInContainer("java", "--enable-native-access=ALL-UNNAMED",
-                    "-cp", ContainerTier.JAR_IN_CONTAINER + ":" + OPT + "/test-classes", PROBE, "0", "100");
+            ExecResult r = ContainerTier.runProbe(c, PROBE, "0", "100");
             String out = r.getStdout() + r.getStderr();
             assertTrue(r.getExitCode() != 0, () -> "root in a container without the capability opened CPU-wide perf events:\n" + out);
             assertTrue(out.contains("perf_event_open(") && out.contains("EPERM")

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.utility.MountableFile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,7 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag("container")
 class TapInContainerTest {
-    private static final String OPT = "/opt/kvm-bindings";
     private static final String PROBE = "org.jkvm.kvm.TapProbe";
     private static final Path TUN = Path.of("/dev/net/tun");
 
@@ -52,15 +50,13 @@ class TapInContainerTest {
 
     /** The probe's output in a fresh container given /dev/net/tun and CAP_NET_ADMIN as asked. */
     private static String probe(Path testClasses, boolean device, boolean netAdmin) throws Exception {
-        try (GenericContainer<?> c = ContainerTier.container(false)
-                .withCopyFileToContainer(MountableFile.forHostPath(testClasses), OPT + "/test-classes")
+        try (GenericContainer<?> c = ContainerTier.withProbeClasses(ContainerTier.container(false), testClasses)
                 .withCreateContainerCmdModifier(cmd -> {
                     if (device) cmd.getHostConfig().withDevices(List.of(new Device("rwm", TUN.toString(), TUN.toString())));
                     if (netAdmin) cmd.getHostConfig().withCapAdd(Capability.NET_ADMIN);
                 })) {
             c.start();
-            ExecResult r = c.execInContainer("java", "--enable-native-access=ALL-UNNAMED",
-                    "-cp", ContainerTier.JAR_IN_CONTAINER + ":" + OPT + "/test-classes", PROBE, "jkvmt0");
+            ExecResult r = ContainerTier.runProbe(c, PROBE, "jkvmt0");
             String out = r.getStdout() + r.getStderr();
             System.out.println("tap probe, device " + device + ", NET_ADMIN " + netAdmin + ":\n" + out);
             assertEquals(device && netAdmin ? 0 : 1, r.getExitCode(), out);
